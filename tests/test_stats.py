@@ -1,0 +1,159 @@
+"""Statistics: Wilson (plain and continuity-corrected), quantiles, bootstrap, ECE, Brier."""
+
+import random
+import unittest
+from decimal import Decimal, getcontext
+
+from support import ehq_ref
+
+# k, n, Wilson L, U, Wilson-cc L, U  (stats.md 3.1, 6 decimals)
+WILSON_VECTORS = [
+    (81, 263, 0.255289, 0.366210, 0.253509, 0.368176),
+    (15, 148, 0.062386, 0.160487, 0.059778, 0.164450),
+    (0, 20, 0.000000, 0.161125, 0.000000, 0.200453),
+    (1, 29, 0.006113, 0.171755, 0.001803, 0.196282),
+    (29, 29, 0.883030, 1.000000, 0.854384, 1.000000),
+    (5, 10, 0.236593, 0.763407, 0.201423, 0.798577),
+    (0, 1, 0.000000, 0.793451, 0.000000, 0.945379),
+]
+
+
+def _wilson_decimal(k, n, continuity):
+    """The same closed forms evaluated in 50-digit decimal arithmetic (the exact reference)."""
+    getcontext().prec = 50
+    z = Decimal(repr(ehq_ref.normal_quantile_two_sided(0.95)))
+    k, n = Decimal(k), Decimal(n)
+    p = k / n
+    if continuity:
+        q = 1 - p
+        low = Decimal(0) if k == 0 else (2 * n * p + z * z - 1 - z * (z * z - 2 - 1 / n + 4 * p * (n * q + 1)).sqrt()) / (2 * (n + z * z))
+        high = Decimal(1) if k == n else (2 * n * p + z * z + 1 + z * (z * z + 2 - 1 / n + 4 * p * (n * q - 1)).sqrt()) / (2 * (n + z * z))
+    else:
+        center = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * (p * (1 - p) / n + z * z / (4 * n * n)).sqrt() / (1 + z * z / n)
+        low = Decimal(0) if k == 0 else center - half
+        high = Decimal(1) if k == n else center + half
+    return float(max(Decimal(0), low)), float(min(Decimal(1), high))
+
+
+class WilsonTest(unittest.TestCase):
+    def test_vectors_plain(self):
+        for k, n, low, high, _, _ in WILSON_VECTORS:
+            got = ehq_ref.wilson(k, n)
+            self.assertAlmostEqual(got[0], low, delta=5e-7, msg=f"{k}/{n}")
+            self.assertAlmostEqual(got[1], high, delta=5e-7, msg=f"{k}/{n}")
+            exact = _wilson_decimal(k, n, False)
+            self.assertAlmostEqual(got[0], exact[0], delta=1e-12)
+            self.assertAlmostEqual(got[1], exact[1], delta=1e-12)
+
+    def test_vectors_continuity_corrected(self):
+        for k, n, _, _, low, high in WILSON_VECTORS:
+            got = ehq_ref.wilson(k, n, continuity=True)
+            self.assertAlmostEqual(got[0], low, delta=5e-7, msg=f"{k}/{n}")
+            self.assertAlmostEqual(got[1], high, delta=5e-7, msg=f"{k}/{n}")
+            exact = _wilson_decimal(k, n, True)
+            self.assertAlmostEqual(got[0], exact[0], delta=1e-12)
+            self.assertAlmostEqual(got[1], exact[1], delta=1e-12)
+
+    def test_boundaries_are_exact(self):
+        self.assertEqual(ehq_ref.wilson(0, 20)[0], 0.0)
+        self.assertEqual(ehq_ref.wilson(29, 29)[1], 1.0)
+        self.assertIsNone(ehq_ref.wilson(0, 0))
+
+    def test_bad_arguments(self):
+        for args in [(True, 3), (4, 3), (-1, 3), (1.5, 3)]:
+            with self.assertRaises(ehq_ref.InputError):
+                ehq_ref.wilson(*args)
+
+    def test_proportion_flags_boundary_cells(self):
+        cell = ehq_ref.proportion(0, 12)
+        self.assertEqual((cell["value"], cell["low"], cell["boundary"]), (0.0, 0.0, True))
+        self.assertFalse(ehq_ref.proportion(3, 12)["boundary"])
+        self.assertEqual(ehq_ref.proportion(0, 0)["value"], None)
+
+
+class QuantileAndBootstrapTest(unittest.TestCase):
+    def test_type7_quantile(self):
+        self.assertEqual(ehq_ref.quantile([1, 2, 3, 4], 0.25), 1.75)
+        self.assertEqual(ehq_ref.quantile([1, 2, 3, 4], 1.0), 4)
+        self.assertEqual(ehq_ref.quantile([5], 0.5), 5)
+        low, high = ehq_ref.percentile_interval(range(1, 41))
+        self.assertAlmostEqual(low, 1.975, delta=1e-14)
+        self.assertAlmostEqual(high, 39.025, delta=1e-14)
+
+    def test_cluster_bootstrap_matches_a_manual_replication(self):
+        clusters = [[1.0, 0.0], [1.0], [0.0, 0.0, 1.0], [1.0, 1.0]]
+
+        def pooled_mean(drawn):
+            items = [x for cluster in drawn for x in cluster]
+            return sum(items) / len(items)
+
+        rng = random.Random(7)
+        manual = sorted(pooled_mean(rng.choices(clusters, k=4)) for _ in range(500))
+        expected = (ehq_ref.quantile(manual, 0.025), ehq_ref.quantile(manual, 0.975))
+        self.assertEqual(ehq_ref.cluster_bootstrap(clusters, pooled_mean, samples=500, seed=7), expected)
+
+    def test_cluster_bootstrap_edge_cases(self):
+        self.assertIsNone(ehq_ref.cluster_bootstrap([[1]], len))
+        self.assertIsNone(ehq_ref.cluster_bootstrap([[1], [2]], lambda drawn: None, samples=10))
+        a = ehq_ref.cluster_bootstrap([[1], [2], [3]], lambda d: sum(x[0] for x in d), samples=50, seed=3)
+        b = ehq_ref.cluster_bootstrap([[1], [2], [3]], lambda d: sum(x[0] for x in d), samples=50, seed=3)
+        self.assertEqual(a, b)
+
+    def test_statistic_receives_duplicates(self):
+        seen = []
+        ehq_ref.cluster_bootstrap([["a"], ["b"]], lambda drawn: seen.append(len(drawn)) or 0, samples=20, seed=1)
+        self.assertEqual(set(seen), {2})
+
+
+CONF = [0.95, 0.9, 0.9, 0.8, 0.75, 0.6, 0.55, 0.5, 0.3, 0.1]
+CORRECT = [1, 1, 0, 1, 1, 0, 1, 0, 0, 0]
+
+
+class CalibrationTest(unittest.TestCase):
+    def test_ece_vector_under_each_convention(self):
+        for n_bins, closed, expected in [(10, "right", 0.235), (10, "left", 0.225),
+                                         (15, "right", 0.235), (15, "left", 0.325)]:
+            got = ehq_ref.expected_calibration_error(CONF, CORRECT, n_bins=n_bins, closed=closed)
+            self.assertAlmostEqual(got, expected, delta=1e-12, msg=f"{n_bins} {closed}")
+
+    def test_published_binning_edges(self):
+        self.assertEqual([ehq_ref.width_bin(k / 100, 10, "left") for k in (0, 29, 30, 99, 100)], [0, 2, 3, 9, 9])
+        self.assertEqual([ehq_ref.width_bin(k / 100, 10, "right") for k in (0, 10, 11, 30, 100)], [0, 0, 1, 2, 9])
+        for k in range(101):  # the published rule equals min(int(c * M), M - 1) for k/100
+            self.assertEqual(ehq_ref.width_bin(k / 100, 10, "left"), min(int(k / 100 * 10), 9))
+
+    def test_reliability_table(self):
+        table = ehq_ref.calibration_table(CONF, CORRECT, n_bins=10, closed="right")
+        bin8 = table["bins"][8]
+        self.assertEqual((bin8["count"], bin8["accuracy"]), (2, 0.5))
+        self.assertAlmostEqual(bin8["mean_confidence"], 0.9, delta=1e-15)
+        self.assertAlmostEqual(bin8["gap"], 0.4, delta=1e-15)
+        self.assertEqual(table["bins"][1], {"bin": 1, "low": 0.1, "high": 0.2, "count": 0,
+                                            "mean_confidence": None, "accuracy": None, "gap": None})
+        self.assertAlmostEqual(table["mce"], 0.5, delta=1e-15)
+
+    def test_equal_mass_bins_keep_ties_together(self):
+        table = ehq_ref.calibration_table(CONF, CORRECT, n_bins=5, scheme="mass")
+        self.assertEqual([b["count"] for b in table["bins"]], [2, 2, 2, 3, 1])
+        self.assertAlmostEqual(table["ece"], 0.145, delta=1e-12)
+        self.assertIsNone(table["closed"])
+
+    def test_empty_and_bad_conventions(self):
+        self.assertIsNone(ehq_ref.calibration_table([], []))
+        with self.assertRaises(ehq_ref.InputError):
+            ehq_ref.calibration_table([0.5], [1], closed="middle")
+        with self.assertRaises(ehq_ref.InputError):
+            ehq_ref.calibration_table([0.5], [1], scheme="quantile")
+
+    def test_ece_is_exact(self):
+        # 0.1 + 0.2 style rounding never leaks in: three rows of 0.1 all wrong give ECE 0.1 exactly.
+        self.assertEqual(ehq_ref.expected_calibration_error([0.1, 0.1, 0.1], [0, 0, 0]), 0.1)
+
+    def test_brier(self):
+        self.assertAlmostEqual(ehq_ref.brier_score(CONF, CORRECT), 0.18375, delta=1e-15)
+        self.assertIsNone(ehq_ref.brier_score([], []))
+
+
+if __name__ == "__main__":
+    unittest.main()
