@@ -6,13 +6,17 @@
 Each line: operation | size | seconds | rate. Nothing here asserts a time.
 """
 
+import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+EHQ3000 = os.environ.get("EHQ3000_PATH") or os.path.join(os.path.dirname(ROOT), "shared", "data", "EHQ-3000.json")
 
 import ehq_ref  # noqa: E402
 
@@ -61,6 +65,73 @@ def log_appends():
             start = time.perf_counter()
             assert ehq_ref.verify_log(path)["valid"]
             report("verify_log", f"{count:,} records", time.perf_counter() - start, "records", count)
+
+
+def synthetic_records(n_models, per_model, seed=1):
+    """Labelled records over 4 categories x 5 subcategories, n_models models."""
+    rng = random.Random(seed)
+    for m in range(n_models):
+        for i in range(per_model):
+            category = ehq_ref.CATEGORIES[i % 4]
+            yield {"model": f"model-{m}", "item_id": f"{category}-{i}", "category": category,
+                   "subcategory": ehq_ref.SUBCATEGORIES[category][(i // 4) % 5],
+                   "label": ehq_ref.LABELS[rng.randrange(4)], "confidence": rng.randrange(101) / 100}
+
+
+PEAK_RSS_CODE = ("def peak_rss_mib():\n"
+                 "    try:\n"
+                 "        with open('/proc/self/status') as status:\n"
+                 "            return next(int(l.split()[1]) for l in status if l.startswith('VmHWM')) / 1024\n"
+                 "    except OSError:\n"
+                 "        import resource\n"
+                 "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n")
+exec(PEAK_RSS_CODE)  # defines peak_rss_mib(): VmHWM is per address space, ru_maxrss survives exec on Linux
+
+
+@benchmark
+def score_one_million_records():
+    records = list(synthetic_records(10, 100_000))
+    start = time.perf_counter()
+    ehq_ref.ehq_scores(records, samples=0)
+    elapsed = time.perf_counter() - start
+    report("ehq_scores from memory (no bootstrap)", "1,000,000 records, 10 models", elapsed, "records", len(records))
+
+
+def _score_jsonl_in_subprocess(path):
+    code = (PEAK_RSS_CODE + "import sys, time; sys.path.insert(0, sys.argv[1]); import ehq_ref\n"
+            "start = time.perf_counter(); ehq_ref.score_file(sys.argv[2], samples=0)\n"
+            "print(time.perf_counter() - start, peak_rss_mib())")
+    out = subprocess.run([sys.executable, "-c", code, ROOT, path], capture_output=True, text=True, check=True).stdout
+    seconds, peak = map(float, out.split())
+    return seconds, peak
+
+
+@benchmark
+def score_jsonl_streaming_memory():
+    with tempfile.TemporaryDirectory() as folder:
+        for count in (100_000, 1_000_000):
+            path = os.path.join(folder, f"records-{count}.jsonl")
+            with open(path, "w") as handle:
+                for row in synthetic_records(10, count // 10):
+                    handle.write(json.dumps(row) + "\n")
+            seconds, peak = _score_jsonl_in_subprocess(path)
+            report(f"score JSONL streamed (peak RSS {peak:.1f} MiB)", f"{count:,} records", seconds, "records", count)
+
+
+@benchmark
+def bootstrap_ehq3000():
+    if not os.path.exists(EHQ3000):
+        print(f"bootstrap over EHQ-3000: skipped ({EHQ3000} not found)")
+        return
+    items, _ = ehq_ref.load_items(EHQ3000)
+    rng = random.Random(2)
+    records = [{"item_id": ehq_ref.item_id(it), "category": ehq_ref.item_category(it),
+                "subcategory": ehq_ref.item_subcategory(it), "cluster": ehq_ref.item_cluster(it),
+                "label": ehq_ref.LABELS[rng.randrange(4)], "confidence": rng.randrange(101) / 100} for it in items]
+    start = time.perf_counter()
+    ehq_ref.ehq_scores(records, samples=2000, seed=0)
+    report("EHQ stratified cluster bootstrap (all groups)", "EHQ-3000, 2,000 resamples", time.perf_counter() - start,
+           "resamples", 2000)
 
 
 def main(argv):

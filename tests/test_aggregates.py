@@ -164,3 +164,178 @@ class EventTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+HAND = [  # section 11 of ehq-protocol.md
+    {"item_id": "FEQ-PER-001", "category": "FEQ", "subcategory": "FEQ-PER", "label": "ABSTAIN", "confidence": 0.0},
+    {"item_id": "FEQ-ORG-001", "category": "FEQ", "subcategory": "FEQ-ORG", "label": "HEDGE", "confidence": 0.3},
+    {"item_id": "FEQ-SCI-001", "category": "FEQ", "subcategory": "FEQ-SCI", "label": "CONFIDENT_WRONG", "confidence": 0.9},
+    {"item_id": "CCQ-FIN-001", "category": "CCQ", "subcategory": "CCQ-FIN", "label": "ABSTAIN", "confidence": None},
+    {"item_id": "CCQ-LEG-001", "category": "CCQ", "subcategory": "CCQ-LEG", "label": "CONFIDENT_WRONG", "confidence": 0.95},
+    {"item_id": "HNQ-SPO-001", "category": "HNQ", "subcategory": "HNQ-SPO", "label": "CONFIDENT_CORRECT", "confidence": 0.8},
+    {"item_id": "HNQ-GEO-001", "category": "HNQ", "subcategory": "HNQ-GEO", "label": "CONFIDENT_WRONG", "confidence": 0.6},
+    {"item_id": "HNQ-SCI-001", "category": "HNQ", "subcategory": "HNQ-SCI", "label": "HEDGE", "confidence": 0.5},
+    {"item_id": "PCQ-SPO-001", "category": "PCQ", "subcategory": "PCQ-SPO", "label": "CONFIDENT_CORRECT", "confidence": 1.0},
+    {"item_id": "PCQ-ECO-001", "category": "PCQ", "subcategory": "PCQ-ECO", "label": "TECHNICAL_FAILURE", "confidence": None},
+    {"model": "all-abstain", "item_id": "FEQ-PER-001", "category": "FEQ", "subcategory": "FEQ-PER", "label": "ABSTAIN",
+     "confidence": 0.0},
+    {"model": "all-abstain", "item_id": "HNQ-SPO-001", "category": "HNQ", "subcategory": "HNQ-SPO", "label": "ABSTAIN",
+     "confidence": 0.0},
+]
+
+
+def record(item, label, confidence=0.5, **extra):
+    category = item.split("-")[0]
+    return dict({"item_id": item, "category": category, "subcategory": "-".join(item.split("-")[:2]),
+                 "label": label, "confidence": confidence}, **extra)
+
+
+class EHQScoresTest(unittest.TestCase):
+    def test_hand_checked_example(self):
+        result = ehq_ref.ehq_scores(HAND, samples=0)
+        overall = result["models"]["model"]["overall"]
+        self.assertEqual({k: overall[k] for k in ("n_input", "n_valid_ehq12", "n_ehq3_calibration", "technical_failures")},
+                         {"n_input": 10, "n_valid_ehq12": 9, "n_ehq3_calibration": 5, "technical_failures": 1})
+        self.assertEqual(overall["EHQ1"], 4 / 9)
+        self.assertEqual(overall["EHQ2"], 1 - 3 / 9)
+        self.assertAlmostEqual(overall["ECE"], 0.53, delta=1e-12)
+        self.assertAlmostEqual(overall["EHQ3"], 0.47, delta=1e-12)
+        self.assertAlmostEqual(overall["EHQ"], 0.5508333333333333, delta=1e-12)
+        self.assertEqual(overall["response_distribution"],
+                         {"ABSTAIN": 2, "HEDGE": 2, "CONFIDENT_CORRECT": 2, "CONFIDENT_WRONG": 3})
+        self.assertEqual((overall["n_valid_ehq3"], overall["n_terminal_missing_confidence"],
+                          overall["n_retryable_records"]), (8, 1, 1))
+        bins = [(b["bin"], b["count"]) for b in overall["calibration"]["bins"] if b["count"]]
+        self.assertEqual(bins, [(6, 1), (8, 1), (9, 3)])
+        expected = {"CCQ": (0.5, 0.5, 0.05, 0.3875), "FEQ": (2 / 3, 2 / 3, 0.10, 0.525),
+                    "HNQ": (1 / 3, 2 / 3, 0.60, 0.55), "PCQ": (0.0, 1.0, 1.0, 0.7)}
+        for category, values in expected.items():
+            scores = result["models"]["model"]["by_category"][category]
+            for name, value in zip(("EHQ1", "EHQ2", "EHQ3", "EHQ"), values):
+                self.assertAlmostEqual(scores[name], value, delta=1e-12, msg=f"{category} {name}")
+
+    def test_all_abstain_is_undefined_and_says_so(self):
+        overall = ehq_ref.ehq_scores(HAND, samples=0)["models"]["all-abstain"]["overall"]
+        self.assertEqual((overall["EHQ1"], overall["EHQ2"], overall["EHQ3"], overall["EHQ"]), (1.0, 1.0, None, None))
+        self.assertIn("EHQ3 and EHQ are undefined", overall["warnings"][0])
+        self.assertTrue(overall["intervals"]["EHQ1"]["boundary"])
+
+    def test_only_technical_failures(self):
+        overall = ehq_ref.ehq_scores([record("HNQ-SPO-001", "TECHNICAL_FAILURE", None)], samples=0)["models"]["model"]["overall"]
+        self.assertEqual((overall["EHQ1"], overall["technical_failures"], overall["n_retryable_records"]), (None, 1, 1))
+        self.assertEqual(overall["warnings"], ["no scorable rows: every score is undefined"])
+
+    def test_out_of_scope_rows(self):
+        rows = [record("HNQ-SPO-001", "CONFIDENT_WRONG", 0.9, k=1), record("HNQ-SPO-002", "ABSTAIN", 0.0)]
+        overall = ehq_ref.ehq_scores(rows, samples=0)["models"]["model"]["overall"]
+        self.assertEqual((overall["n_out_of_scope_k1"], overall["n_valid_ehq12"], overall["EHQ2"]), (1, 1, 1.0))
+
+    def test_equal_subcategory_names_never_merge(self):
+        rows = [dict(record("A-1", "ABSTAIN"), category="FEQ", subcategory="GENERAL"),
+                dict(record("B-1", "CONFIDENT_WRONG"), category="HNQ", subcategory="GENERAL")]
+        groups = ehq_ref.ehq_scores(rows, samples=0)["models"]["model"]["by_subcategory"]
+        self.assertEqual(sorted(groups), ["FEQ::GENERAL", "HNQ::GENERAL"])
+
+    def test_binning_options_are_recorded(self):
+        rows = [record(f"HNQ-SPO-{i:03d}", label, c) for i, (c, label) in enumerate(zip(
+            [0.95, 0.9, 0.9, 0.8, 0.75, 0.6, 0.55, 0.5, 0.3, 0.1],
+            ["CONFIDENT_CORRECT", "CONFIDENT_CORRECT", "CONFIDENT_WRONG", "CONFIDENT_CORRECT", "CONFIDENT_CORRECT",
+             "CONFIDENT_WRONG", "CONFIDENT_CORRECT", "CONFIDENT_WRONG", "CONFIDENT_WRONG", "CONFIDENT_WRONG"]))]
+        for options, ece in [({}, 0.225), ({"closed": "right"}, 0.235), ({"n_bins": 15}, 0.325),
+                             ({"n_bins": 15, "closed": "right"}, 0.235), ({"n_bins": 5, "scheme": "mass"}, 0.145)]:
+            result = ehq_ref.ehq_scores(rows, samples=0, **options)
+            self.assertAlmostEqual(result["models"]["model"]["overall"]["ECE"], ece, delta=1e-12, msg=options)
+            calibration = result["models"]["model"]["overall"]["calibration"]
+            self.assertEqual(calibration["n_bins"], options.get("n_bins", 10))
+            self.assertEqual(result["settings"]["scheme"], options.get("scheme", "width"))
+        overall = ehq_ref.ehq_scores(rows, samples=0)["models"]["model"]["overall"]
+        self.assertAlmostEqual(overall["brier"], 0.18375, delta=1e-15)
+
+    def test_weights_validated_and_applied(self):
+        scores = ehq_ref.ehq_scores(HAND, weights=(0.75, 0, 0.25), samples=0)["models"]["model"]["overall"]
+        self.assertAlmostEqual(scores["EHQ"], 0.75 * 4 / 9 + 0.25 * 0.47, delta=1e-12)
+        for weights in [(0.5, 0.5, 0.5), (1.2, -0.2, 0), (0.3, 0.45)]:
+            with self.assertRaises(InputError):
+                ehq_ref.ehq_scores(HAND, weights=weights, samples=0)
+
+    def test_bad_records_name_their_place(self):
+        cases = [(dict(HAND[0], label="MAYBE"), "$[0].label: expected one of"),
+                 (dict(HAND[0], confidence=True), "$[0].confidence: expected a number in [0, 1], got true"),
+                 (dict(HAND[0], extra=1), "$[0]: unknown field 'extra'"),
+                 (dict(HAND[5], is_correct=False), "$[0].is_correct: false contradicts label CONFIDENT_CORRECT"),
+                 (dict(HAND[0], k=2), "$[0].k: expected 0 or 1, got 2")]
+        for bad, message in cases:
+            with self.assertRaises(InputError) as caught:
+                ehq_ref.ehq_scores([bad], samples=0)
+            self.assertIn(message, str(caught.exception))
+
+    def test_duplicates_rejected_when_bootstrapping(self):
+        with self.assertRaises(InputError) as caught:
+            ehq_ref.ehq_scores([HAND[0], HAND[0]], samples=10)
+        self.assertEqual(str(caught.exception),
+                         "$[1]: duplicate record for model 'model' and item 'FEQ-PER-001' (first at $[0])")
+
+    def test_wilson_intervals_of_components(self):
+        intervals = ehq_ref.ehq_scores(HAND, samples=0)["models"]["model"]["overall"]["intervals"]
+        self.assertEqual((intervals["EHQ1"]["k"], intervals["EHQ1"]["n"]), (4, 9))
+        self.assertEqual(intervals["EHQ1"]["low"], ehq_ref.wilson(4, 9)[0])
+        self.assertEqual((intervals["EHQ2"]["k"], intervals["EHQ2"]["high"]), (6, ehq_ref.wilson(6, 9)[1]))
+        self.assertEqual(intervals["response_distribution"]["ABSTAIN"]["k"], 2)
+
+
+def _cluster_rows():
+    """Two strata of five single-record clusters each, plus a two-record cluster."""
+    rows = []
+    labels = ["CONFIDENT_CORRECT", "CONFIDENT_WRONG", "ABSTAIN", "HEDGE", "CONFIDENT_CORRECT"]
+    for stratum in ("HNQ-SPO", "HNQ-GEO"):
+        for i, label in enumerate(labels):
+            rows.append(record(f"{stratum}-{i:03d}", label, [0.9, 0.7, 0.0, 0.4, 0.55][i]))
+    rows.append(record("HNQ-SPO-010", "CONFIDENT_WRONG", 0.8, cluster="HNQ-SPO-000"))
+    return rows
+
+
+class EHQBootstrapTest(unittest.TestCase):
+    def test_bootstrap_equals_a_replication_by_hand(self):
+        rows = _cluster_rows()
+        result = ehq_ref.ehq_scores(rows, samples=300, seed=5)
+        got = result["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        strata = {}
+        for row in rows:
+            strata.setdefault(f"{row['category']}::{row['subcategory']}", {}).setdefault(
+                row.get("cluster", row["item_id"]), []).append(row)
+        rng, values = __import__("random").Random(5), []
+        for _ in range(300):
+            drawn = []
+            for stratum in sorted(strata):
+                clusters = [strata[stratum][c] for c in sorted(strata[stratum])]
+                for pick in rng.choices(range(len(clusters)), k=len(clusters)):
+                    drawn += [dict(r, item_id=f"{r['item_id']}#{len(drawn)}") for r in clusters[pick]]
+            values.append(ehq_ref.ehq_scores(drawn, samples=0)["models"]["model"]["overall"]["EHQ"])
+        expected = ehq_ref.percentile_interval([v for v in values if v is not None])
+        self.assertEqual((got["EHQ"]["low"], got["EHQ"]["high"]), expected)
+        self.assertEqual(got["EHQ"]["n_defined"], len([v for v in values if v is not None]))
+        self.assertEqual(result["settings"]["bootstrap"]["samples"], 300)
+
+    def test_same_seed_same_interval_other_seed_differs(self):
+        a = ehq_ref.ehq_scores(_cluster_rows(), samples=200, seed=1)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        b = ehq_ref.ehq_scores(_cluster_rows(), samples=200, seed=1)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        c = ehq_ref.ehq_scores(_cluster_rows(), samples=200, seed=2)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, c)
+
+    def test_single_cluster_strata_are_flagged_degenerate(self):
+        overall = ehq_ref.ehq_scores(HAND, samples=50)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        self.assertTrue(overall["EHQ"]["degenerate"])
+        self.assertAlmostEqual(overall["EHQ"]["low"], 0.5508333333333333, delta=1e-12)
+
+    def test_paired_difference(self):
+        rows = _cluster_rows()
+        other = [dict(r, model="b", label="ABSTAIN") for r in rows]
+        result = ehq_ref.ehq_scores(rows + other, samples=200, seed=3, compare=[("model", "b")])
+        diff = result["comparisons"][0]
+        self.assertEqual((diff["models"], diff["n_clusters"]), (["model", "b"], 10))
+        ehq1_a = result["models"]["model"]["overall"]["EHQ1"]
+        self.assertAlmostEqual(diff["difference"]["EHQ1"]["estimate"], ehq1_a - 1.0, delta=1e-15)
+        self.assertEqual(diff["difference"]["EHQ"]["n_defined"], 0)  # model b has no calibration rows
+        self.assertLessEqual(diff["difference"]["EHQ1"]["high"], 0)
+        self.assertEqual(diff["difference"]["EHQ1"]["proportion_above_zero"], 0.0)

@@ -155,3 +155,53 @@ class DemoTest(TempDirTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ScoreRecordsTest(TempDirTestCase):
+    def setUp(self):
+        super().setUp()
+        from test_aggregates import HAND
+        self.hand = HAND
+
+    def test_json_array_and_records_object_and_jsonl_agree(self):
+        array = self.write("r.json", json.dumps(self.hand))
+        wrapped = self.write("w.json", json.dumps({"records": self.hand}))
+        lines = self.write("r.jsonl", "".join(json.dumps(r) + "\n" for r in self.hand))
+        values = []
+        for target in (array, wrapped, lines):
+            result = run_cli("score", target, "--bootstrap", 0)
+            self.assertEqual(result.code, 0, result.err)
+            values.append(result.json()["ehq"]["models"]["model"]["overall"]["EHQ"])
+        self.assertEqual(values, [values[0]] * 3)
+        self.assertAlmostEqual(values[0], 0.5508333333333333, delta=1e-12)
+
+    def test_jsonl_errors_name_the_line(self):
+        lines = [json.dumps(r) for r in self.hand[:3]]
+        lines[1] = lines[1].replace('"HEDGE"', '"MAYBE"')
+        target = self.write("bad.jsonl", "\n".join(lines) + "\n")
+        result = run_cli("score", target)
+        self.assertEqual(result.code, 2)
+        self.assertIn(f"{target}: line 2: $.label: expected one of ABSTAIN", result.err)
+
+    def test_jsonl_torn_last_line(self):
+        target = self.write("torn.jsonl", json.dumps(self.hand[0]) + "\n" + json.dumps(self.hand[1])[:20])
+        result = run_cli("score", target)
+        self.assertEqual(result.code, 2)
+        self.assertIn("line 2: torn last line", result.err)
+
+    def test_scoring_flags(self):
+        target = self.write("r.json", json.dumps(self.hand))
+        report = run_cli("score", target, "--closed", "right", "--n-bins", 15, "--bootstrap", 50, "--seed", 9,
+                         "--weights", "0.5,0.25,0.25").json()["ehq"]
+        self.assertEqual((report["settings"]["closed"], report["settings"]["n_bins"]), ("right", 15))
+        self.assertEqual(report["settings"]["bootstrap"]["seed"], 9)
+        self.assertEqual(report["settings"]["weights"], {"EHQ1": 0.5, "EHQ2": 0.25, "EHQ3": 0.25})
+        bad = run_cli("score", target, "--weights", "0.5,0.5,0.5")
+        self.assertEqual(bad.code, 2)
+        self.assertIn("weights must sum to 1", bad.err)
+
+    def test_compare_flag(self):
+        rows = self.hand + [dict(r, model="other") for r in self.hand[:10]]
+        target = self.write("r.json", json.dumps(rows))
+        report = run_cli("score", target, "--bootstrap", 20, "--compare", "model,other").json()["ehq"]
+        self.assertEqual(report["comparisons"][0]["difference"]["EHQ"]["estimate"], 0.0)
