@@ -39,14 +39,28 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import collections
+import concurrent.futures
+import dataclasses
+import email.utils
+import functools
+import http.client
+import itertools
 import json
 import math
 import os
 import random
 import re
+import socket
+import ssl
 import sys
 import tempfile
+import threading
+import time
 import unicodedata
+import urllib.error
+import urllib.parse
+import urllib.request
 from hashlib import sha256
 from statistics import NormalDist
 
@@ -2883,6 +2897,1050 @@ def _parse_probability(text):
     if not 0 <= value <= 1:
         return _parsed(None, reason="out_of_range")
     return _parsed(float(value), "probability_decimal")
+
+
+# ============================================================================
+# === Providers
+# ============================================================================
+#
+# A route (one entry of a model registry) names a provider wire format, a model
+# and generation settings. call_model() sends one request through the route's
+# adapter (build request / parse response), over HTTPTransport (urllib), under
+# a RetryPolicy and a shared RateLimiter, and returns a Response. Keys come from
+# the environment (or a .env file that never overrides it) and never appear in
+# any output, event, error message, manifest or hash input.
+
+PROVIDERS = ("openai", "openai_compatible", "huggingface", "gemini", "vertex", "anthropic", "offline")
+DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "huggingface": "https://router.huggingface.co/v1",
+                     "gemini": "https://generativelanguage.googleapis.com", "anthropic": "https://api.anthropic.com"}
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "huggingface": "HF_TOKEN", "gemini": "GEMINI_API_KEY",
+                   "vertex": "GOOGLE_ACCESS_TOKEN", "anthropic": "ANTHROPIC_API_KEY",
+                   "openai_compatible": "OPENAI_COMPATIBLE_API_KEY"}
+ANTHROPIC_VERSION = "2023-06-01"
+REASONING_MODES = ("disabled", "enabled", "provider_default")
+IDENTITY_POLICIES = ("record", "strict")
+OFFLINE_MODEL = "offline-simulated-1"
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    """One registered model route. Secrets are never stored here, only the env variable name."""
+
+    name: str
+    provider: str
+    provider_model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    requires_api_key: bool | None = None
+    model_identity_policy: str = "record"
+    pcq_eligible: bool = False
+    pcq_cutoff: str | None = None
+    cutoff_precision: str | None = None
+    cutoff_definition: str | None = None
+    cutoff_source_url: str | None = None
+    cutoff_source_type: str | None = None
+    cutoff_evidence_status: str | None = None
+    cutoff_verified_at: str | None = None
+    reasoning_mode: str = "disabled"
+    reasoning_effort: str | None = None
+    temperature: float | None = 0.0
+    top_p: float | None = None
+    seed: int | None = None
+    max_tokens: int = 512
+    confidence_max_tokens: int = 256
+    max_tokens_field: str = "max_tokens"
+    connect_timeout: float = 10.0
+    read_timeout: float = 120.0
+    price_input_per_million: float | None = None
+    price_output_per_million: float | None = None
+    headers: tuple = ()
+
+    @property
+    def key_env(self):
+        """The environment variable holding this route's key (None for offline)."""
+        return self.api_key_env or DEFAULT_KEY_ENV.get(self.provider)
+
+    @property
+    def needs_key(self):
+        """Whether a call must fail (before any request) when the key is missing."""
+        if self.requires_api_key is not None:
+            return self.requires_api_key
+        return self.provider not in ("openai_compatible", "offline")
+
+    @property
+    def endpoint(self):
+        """The base URL without a trailing slash (provider default when unset)."""
+        return (self.base_url or DEFAULT_BASE_URLS.get(self.provider) or "").rstrip("/")
+
+    def public(self):
+        """The route as JSON data (for manifests and hashes): settings only, never a key."""
+        data = dataclasses.asdict(self)
+        data["headers"] = dict(self.headers)
+        return data
+
+
+_ROUTE_TYPES = {field.name: field for field in dataclasses.fields(Route)}
+
+
+def route_from_dict(data, path="$"):
+    """A Route from a registry entry, strictly checked (unknown fields are errors)."""
+    names = tuple(_ROUTE_TYPES)
+    require_object(data, path, required=("name", "provider", "provider_model"), optional=names)
+    values = {}
+    for key, value in data.items():
+        where = json_path(path, key)
+        if key in ("name", "provider_model"):
+            values[key] = require_string(value, where)
+        elif key == "provider":
+            if value not in PROVIDERS:
+                raise InputError(f"expected one of {', '.join(PROVIDERS)}, got {describe(value)}", path=where)
+            values[key] = value
+        elif key in ("requires_api_key", "pcq_eligible"):
+            values[key] = None if value is None and key == "requires_api_key" else require_bool(value, where)
+        elif key == "model_identity_policy":
+            values[key] = _choice(value, IDENTITY_POLICIES, where)
+        elif key == "reasoning_mode":
+            values[key] = _choice(value, REASONING_MODES, where)
+        elif key == "max_tokens_field":
+            values[key] = _choice(value, ("max_tokens", "max_completion_tokens"), where)
+        elif key in ("max_tokens", "confidence_max_tokens"):
+            values[key] = require_number(value, where, low=1, integer=True)
+        elif key == "seed":
+            values[key] = None if value is None else require_number(value, where, integer=True)
+        elif key in ("temperature", "top_p", "price_input_per_million", "price_output_per_million"):
+            values[key] = None if value is None else float(require_number(value, where, low=0))
+        elif key in ("connect_timeout", "read_timeout"):
+            values[key] = float(require_number(value, where, low=0.001))
+        elif key == "headers":
+            require_object(value, where, optional=tuple(value))
+            for header, text in value.items():
+                require_string(text, json_path(where, header))
+                if header.lower() in ("authorization", "x-api-key", "x-goog-api-key"):
+                    raise InputError("credentials belong in the environment, never in the registry", path=where)
+            values[key] = tuple(sorted(value.items()))
+        elif key == "pcq_cutoff":
+            if value is not None and parse_date_interval(value) is None:
+                raise InputError(f"expected an ISO date like 2024-06-30, got {describe(value)}", path=where)
+            values[key] = value
+        else:
+            values[key] = None if value is None else require_string(value, where)
+    route = Route(**values)
+    if route.provider == "openai_compatible" and not route.base_url:
+        raise InputError("an openai_compatible route needs a base_url", path=path)
+    return route
+
+
+def _choice(value, allowed, path):
+    if value not in allowed:
+        raise InputError(f"expected one of {', '.join(allowed)}, got {describe(value)}", path=path)
+    return value
+
+
+BUILTIN_ROUTES = {"offline": Route(name="offline", provider="offline", provider_model=OFFLINE_MODEL,
+                                   requires_api_key=False)}
+
+
+def load_registry(path=None):
+    """{name: Route} from a registry file ({"models": [...]} or an array), plus the built-in offline route."""
+    routes = dict(BUILTIN_ROUTES)
+    if path is None:
+        return routes
+    with reading(path):
+        document = load_json_file(path)
+        if isinstance(document, dict):
+            require_object(document, "$", required=("models",), optional=("name", "description", "version"))
+            entries, base = document["models"], "$.models"
+        else:
+            entries, base = document, "$"
+        require_list(entries, base)
+        for index, entry in enumerate(entries):
+            route = route_from_dict(entry, f"{base}[{index}]")
+            if route.name in routes and route.name not in BUILTIN_ROUTES:
+                raise InputError(f"duplicate route name {route.name!r}", path=f"{base}[{index}].name")
+            routes[route.name] = route
+    return routes
+
+
+# --- Secrets ----------------------------------------------------------------------
+
+
+def read_dotenv(path):
+    """KEY=VALUE lines of a .env file (comments, blank lines and 'export ' allowed; quotes stripped)."""
+    values = {}
+    if not path or not os.path.exists(path):
+        return values
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[7:].strip()
+        name, sep, value = line.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name.strip()):
+            raise InputError("expected KEY=VALUE", source=path, path=f"line {number}")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        values[name.strip()] = value
+    return values
+
+
+class Secrets:
+    """Key lookup: the environment first, then a .env file (which never overrides it).
+
+    Every key handed out is remembered so redact() can remove it (and any long
+    prefix or suffix of it) from text that leaves the kit.
+    """
+
+    def __init__(self, environ=None, dotenv=None):
+        self.environ = os.environ if environ is None else environ
+        self.dotenv = read_dotenv(dotenv) if isinstance(dotenv, str) else dict(dotenv or {})
+        self._known = set()
+        self._lock = threading.Lock()
+
+    def get(self, name):
+        """The value of ``name`` (None when unset or empty)."""
+        if not name:
+            return None
+        value = self.environ.get(name) or self.dotenv.get(name) or None
+        if value:
+            with self._lock:
+                self._known.add(value)
+        return value
+
+    def present(self, name):
+        return bool(name and (self.environ.get(name) or self.dotenv.get(name)))
+
+    def redact(self, text):
+        """``text`` with every known key, and any 8+ character prefix or suffix of one, replaced."""
+        if not isinstance(text, str):
+            return text
+        for key in sorted(self._known, key=len, reverse=True):
+            if key in text:
+                text = text.replace(key, "[REDACTED]")
+            for length in range(len(key) - 1, 7, -1):
+                for part in (key[:length], key[-length:]):
+                    if part in text:
+                        text = text.replace(part, "[REDACTED]")
+        return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+
+
+# --- Requests and responses ---------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """One model request: what is asked, independent of the wire format."""
+
+    purpose: str
+    system: str
+    prompt: str
+    max_tokens: int
+    item_id: str = ""
+    temperature: float | None = 0.0
+
+    def semantic(self, route):
+        """The fields that decide the answer (the cache key and request hash input)."""
+        return {"provider": route.provider, "base_url": route.endpoint, "model": route.provider_model,
+                "messages": [{"role": "system", "content": self.system}, {"role": "user", "content": self.prompt}],
+                "generation": {"temperature": self.temperature, "max_tokens": self.max_tokens, "top_p": route.top_p,
+                               "seed": route.seed, "reasoning_mode": route.reasoning_mode,
+                               "reasoning_effort": route.reasoning_effort},
+                "purpose": self.purpose}
+
+
+@dataclasses.dataclass
+class Response:
+    """The outcome of one call (after retries). ``ok`` False carries error_type and error_message."""
+
+    ok: bool
+    text: str | None = None
+    requested_model: str | None = None
+    resolved_model: str | None = None
+    finish_reason: str | None = None
+    usage: dict | None = None
+    request_id: str | None = None
+    latency_s: float | None = None
+    attempts: int = 0
+    error_type: str | None = None
+    error_message: str | None = None
+    http_status: int | None = None
+    retryable: bool = False
+    cache_hit: bool = False
+    metadata: dict = dataclasses.field(default_factory=dict)
+
+    def to_json(self):
+        return dataclasses.asdict(self)
+
+
+class _Failure(Exception):
+    """A failed attempt inside the call loop: error type, message, retryable, server hint."""
+
+    def __init__(self, error_type, message, *, retryable=False, status=None, hint=None):
+        super().__init__(message)
+        self.error_type, self.message, self.retryable, self.status, self.hint = \
+            error_type, message, retryable, status, hint
+
+
+def _usage(input_tokens=None, output_tokens=None, reasoning_tokens=None, cached_tokens=None, cost=None):
+    """Normalized usage: input includes cached; output includes reasoning; None = not reported."""
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": reasoning_tokens,
+            "cached_tokens": cached_tokens, "cost": cost}
+
+
+def _dig(data, *keys):
+    """data[k1][k2]... or None when any level is missing or not a mapping/list."""
+    for key in keys:
+        if isinstance(data, dict):
+            data = data.get(key)
+        elif isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data):
+            data = data[key]
+        else:
+            return None
+    return data
+
+
+def _count(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# --- Adapters: build a request, parse a reply -----------------------------------------
+#
+# build_X(route, request, key) -> (url, headers, body dict)
+# parse_X(payload)            -> (text, finish_reason, resolved_model, usage, request_id, metadata)
+#                                or raises _Failure (truncated, blocked, incomplete, ...)
+
+
+def build_openai(route, request, key):
+    """OpenAI Responses API: POST {base}/responses."""
+    body = {"model": route.provider_model, "instructions": request.system, "input": request.prompt,
+            "max_output_tokens": request.max_tokens, "store": False}
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if route.top_p is not None:
+        body["top_p"] = route.top_p
+    if route.reasoning_effort:
+        body["reasoning"] = {"effort": route.reasoning_effort}
+    return f"{route.endpoint}/responses", _bearer(key), body
+
+
+def parse_openai(payload):
+    """Text = every output_text part of every message item; status incomplete/failed are failures."""
+    status = payload.get("status")
+    if status == "failed":
+        error = payload.get("error") or {}
+        raise _Failure("provider_error", f"response failed: {error.get('code')}: {error.get('message')}",
+                       retryable=error.get("code") in ("server_error", "rate_limit_exceeded"))
+    texts, refusals = [], []
+    for item in payload.get("output") or []:
+        if isinstance(item, dict) and item.get("type") == "message":
+            for part in item.get("content") or []:
+                if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+                elif isinstance(part, dict) and part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
+                    refusals.append(part["refusal"])
+    text = "".join(texts) or "".join(refusals)
+    if status == "incomplete":
+        reason = _dig(payload, "incomplete_details", "reason") or "unknown"
+        raise _Failure("truncated" if reason == "max_output_tokens" else "incomplete",
+                       f"response incomplete ({reason}); {len(text)} characters of text")
+    usage = payload.get("usage") or {}
+    return (text, "refusal" if refusals and not texts else (status or "completed"), payload.get("model"),
+            _usage(_count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
+                   _count(_dig(usage, "output_tokens_details", "reasoning_tokens")),
+                   _count(_dig(usage, "input_tokens_details", "cached_tokens"))),
+            payload.get("id"), {"status": status})
+
+
+def build_chat(route, request, key):
+    """Chat Completions (OpenAI-compatible servers and the Hugging Face router): POST {base}/chat/completions."""
+    body = {"model": route.provider_model,
+            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.prompt}],
+            route.max_tokens_field: request.max_tokens, "stream": False}
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if route.top_p is not None:
+        body["top_p"] = route.top_p
+    if route.seed is not None:
+        body["seed"] = route.seed
+    if route.reasoning_effort:
+        body["reasoning_effort"] = route.reasoning_effort
+    return f"{route.endpoint}/chat/completions", _bearer(key), body
+
+
+def parse_chat(payload):
+    """Text = choices[0].message.content (string or text parts); finish_reason length = truncated."""
+    if isinstance(payload.get("error"), dict):  # OpenRouter: a late failure inside an HTTP 200
+        error = payload["error"]
+        code = error.get("code")
+        raise _Failure("provider_error", f"error inside a 200 response: {code}: {_error_text(payload)}",
+                       retryable=isinstance(code, int) and code in RETRYABLE_STATUS, status=code if isinstance(code, int) else None)
+    choice = _dig(payload, "choices", 0)
+    if not isinstance(choice, dict):
+        raise _Failure("response_format", "no choices in the response", retryable=True)
+    message = choice.get("message") or {}
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
+    text = content if isinstance(content, str) else (message.get("refusal") if isinstance(message.get("refusal"), str) else "")
+    finish = choice.get("finish_reason")
+    if finish == "length":
+        raise _Failure("truncated", "finish_reason length: the answer was cut at max_tokens")
+    if finish == "error":
+        raise _Failure("provider_error", f"finish_reason error ({choice.get('native_finish_reason')})", retryable=True)
+    if finish == "content_filter" and not text.strip():
+        raise _Failure("blocked", "finish_reason content_filter with no text")
+    usage = payload.get("usage") or {}
+    cost = usage.get("cost")
+    return (text, finish, payload.get("model"),
+            _usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
+                   _count(_dig(usage, "completion_tokens_details", "reasoning_tokens")),
+                   _count(_dig(usage, "prompt_tokens_details", "cached_tokens")),
+                   cost if is_number(cost) else None),
+            payload.get("id"), {"system_fingerprint": payload.get("system_fingerprint"),
+                                "provider": payload.get("provider")})
+
+
+def _gemini_body(route, request):
+    config = {"maxOutputTokens": request.max_tokens}
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    if route.top_p is not None:
+        config["topP"] = route.top_p
+    if route.seed is not None:
+        config["seed"] = route.seed
+    if route.reasoning_mode == "disabled":
+        config["thinkingConfig"] = {"thinkingBudget": 0}
+    return {"systemInstruction": {"parts": [{"text": request.system}]},
+            "contents": [{"role": "user", "parts": [{"text": request.prompt}]}], "generationConfig": config}
+
+
+def _model_path(model):
+    return urllib.parse.quote(model[7:] if model.startswith("models/") else model, safe="-._~")
+
+
+def build_gemini(route, request, key):
+    """Gemini API: POST {base}/v1beta/models/{model}:generateContent, key in x-goog-api-key."""
+    headers = {"x-goog-api-key": key} if key else {}
+    return f"{route.endpoint}/v1beta/models/{_model_path(route.provider_model)}:generateContent", headers, \
+        _gemini_body(route, request)
+
+
+def build_vertex(route, request, key):
+    """Vertex AI: bearer access token; project and location from GOOGLE_CLOUD_PROJECT / _LOCATION."""
+    project = os.environ.get("GOOGLE_CLOUD_PROJECT")
+    location = os.environ.get("GOOGLE_CLOUD_LOCATION") or "us-central1"
+    if not project:
+        raise _Failure("configuration", "a vertex route needs GOOGLE_CLOUD_PROJECT in the environment")
+    host = route.base_url.rstrip("/") if route.base_url else (
+        "https://aiplatform.googleapis.com" if location == "global" else f"https://{location}-aiplatform.googleapis.com")
+    url = (f"{host}/v1/projects/{urllib.parse.quote(project)}/locations/{urllib.parse.quote(location)}"
+           f"/publishers/google/models/{_model_path(route.provider_model)}:generateContent")
+    return url, _bearer(key), _gemini_body(route, request)
+
+
+def parse_gemini(payload):
+    """Text = candidates[0].content.parts[*].text without thought parts; MAX_TOKENS = truncated."""
+    candidates = payload.get("candidates")
+    if not candidates:
+        reason = _dig(payload, "promptFeedback", "blockReason")
+        if reason:
+            raise _Failure("blocked", f"prompt blocked ({reason})")
+        raise _Failure("response_format", "no candidates in the response", retryable=True)
+    candidate = candidates[0] if isinstance(candidates[0], dict) else {}
+    finish = candidate.get("finishReason")
+    parts = _dig(candidate, "content", "parts") or []
+    text = "".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought"))
+    if finish == "MAX_TOKENS":
+        raise _Failure("truncated", f"finishReason MAX_TOKENS ({len(text)} characters of text)")
+    if finish not in (None, "STOP") and not text.strip():
+        raise _Failure("blocked", f"finishReason {finish} with no text")
+    usage = payload.get("usageMetadata") or {}
+    prompt, tools = _count(usage.get("promptTokenCount")), _count(usage.get("toolUsePromptTokenCount")) or 0
+    thoughts = _count(usage.get("thoughtsTokenCount")) or 0
+    output = _count(usage.get("candidatesTokenCount"))
+    return (text, finish, payload.get("modelVersion"),
+            _usage(None if prompt is None else prompt + tools, None if output is None and not thoughts else (output or 0) + thoughts,
+                   thoughts if "thoughtsTokenCount" in usage else None, _count(usage.get("cachedContentTokenCount"))),
+            payload.get("responseId"), {"thought_parts": sum(1 for p in parts if isinstance(p, dict) and p.get("thought"))})
+
+
+def build_anthropic(route, request, key):
+    """Anthropic Messages API: POST {base}/v1/messages with x-api-key and anthropic-version."""
+    headers = {"anthropic-version": ANTHROPIC_VERSION}
+    if key:
+        headers["x-api-key"] = key
+    body = {"model": route.provider_model, "max_tokens": request.max_tokens, "system": request.system,
+            "messages": [{"role": "user", "content": request.prompt}]}
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if route.top_p is not None:
+        body["top_p"] = route.top_p
+    return f"{route.endpoint}/v1/messages", headers, body
+
+
+def parse_anthropic(payload):
+    """Text = every content block of type text; stop_reason max_tokens = truncated."""
+    blocks = payload.get("content") or []
+    text = "".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+    stop = payload.get("stop_reason")
+    if stop == "max_tokens":
+        raise _Failure("truncated", "stop_reason max_tokens: the answer was cut")
+    if stop == "refusal" and not text.strip():
+        raise _Failure("blocked", "stop_reason refusal with no text")
+    usage = payload.get("usage") or {}
+    read, created = _count(usage.get("cache_read_input_tokens")) or 0, _count(usage.get("cache_creation_input_tokens")) or 0
+    base = _count(usage.get("input_tokens"))
+    thinking = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))
+    return (text, stop, payload.get("model"),
+            _usage(None if base is None else base + read + created, _count(usage.get("output_tokens")),
+                   None, _count(usage.get("cache_read_input_tokens"))),
+            payload.get("id"), {"thinking_blocks": thinking})
+
+
+def _bearer(key):
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+ADAPTERS = {"openai": (build_openai, parse_openai), "openai_compatible": (build_chat, parse_chat),
+            "huggingface": (build_chat, parse_chat), "gemini": (build_gemini, parse_gemini),
+            "vertex": (build_vertex, parse_gemini), "anthropic": (build_anthropic, parse_anthropic)}
+
+
+# --- The offline model ------------------------------------------------------------------
+#
+# A deterministic simulated model for runs with no network. Its plan for an
+# item depends only on (seed, item id): it knows some answers, abstains on
+# some, hedges on some and confidently invents others, so an offline run has all
+# four labels and a defined EHQ. Its model name says it is simulated.
+
+OFFLINE_FAKE_NAMES = ("Marta Kovalenko", "Idris Okafor", "Lena Halvorsen", "Tomas Ferreira", "Priya Raman",
+                      "Jonas Whitfield", "Aiko Tanabe", "Rafael Quintero")
+OFFLINE_FAKE_FACTS = ("the University of Leeds", "March 1962", "Lisbon", "a shipping company", "the Harlow Prize",
+                      "42 members", "the northern district", "Oxford University Press")
+
+
+def offline_plan(seed, item):
+    """(behaviour, answer text, confidence text) of the offline model for one item."""
+    rng = random.Random(f"ehq_ref-offline|{seed}|{item_id(item)}")
+    category, roll = item_category(item), rng.random()
+    golds = gold_answers(item) if category in ("PCQ", "HNQ") else []
+    invented = rng.choice(OFFLINE_FAKE_NAMES if rng.random() < 0.5 else OFFLINE_FAKE_FACTS)
+    if golds and invented.lower() in golds[0].lower():
+        invented = "Somewhere Else Entirely"
+    if golds and roll < 0.40:
+        return "knows", f"The answer is {golds[0]}.", str(rng.choice((80, 85, 90, 95, 100)))
+    if roll < 0.62:
+        phrase = rng.choice(("I don't know.", "I do not know the answer to this.",
+                             "I don\u2019t know.", "I'm not aware of any reliable information about this."))
+        if category == "FEQ" and rng.random() < 0.4:
+            phrase = "There is no such entity; it appears to be fictional."
+        if category == "CCQ" and rng.random() < 0.5:
+            phrase = "The document does not state this; the value is [REDACTED]."
+        return "abstains", phrase, "0"
+    if roll < 0.78:
+        guess = golds[0] if golds and rng.random() < 0.5 else invented
+        return "hedges", f"I think it might be {guess}, but I am not sure.", str(rng.choice((30, 40, 50, 60)))
+    return "invents", f"The answer is {invented}.", str(rng.choice((60, 70, 75, 85, 90, 95)))
+
+
+def call_offline(route, request, item, seed):
+    """The offline model's Response: the planned answer, or its confidence reply."""
+    behaviour, answer, confidence = offline_plan(seed, item)
+    text = confidence if request.purpose == "confidence" else answer
+    words = len(request.prompt.split())
+    return Response(ok=True, text=text, requested_model=route.provider_model, resolved_model=OFFLINE_MODEL,
+                    finish_reason="stop", usage=_usage(words, len(text.split()), 0, 0, 0.0), request_id=None,
+                    latency_s=0.0, attempts=1, metadata={"simulated": True, "behaviour": behaviour})
+
+
+# --- Transport ----------------------------------------------------------------------------
+
+RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+
+
+class _TimedHTTPConnection(http.client.HTTPConnection):
+    """HTTPConnection that connects under one timeout and then reads under another."""
+
+    def __init__(self, *args, read_timeout=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._read_timeout = read_timeout
+
+    def connect(self):
+        super().connect()
+        self.sock.settimeout(self._read_timeout)
+
+
+class _TimedHTTPSConnection(http.client.HTTPSConnection):
+    """HTTPSConnection (certificates verified) with separate connect and read timeouts."""
+
+    def __init__(self, *args, read_timeout=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._read_timeout = read_timeout
+
+    def connect(self):
+        super().connect()
+        self.sock.settimeout(self._read_timeout)
+
+
+class _TimedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, read_timeout):
+        super().__init__()
+        self.read_timeout = read_timeout
+
+    def http_open(self, req):
+        return self.do_open(functools.partial(_TimedHTTPConnection, read_timeout=self.read_timeout), req)
+
+
+class _TimedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, context, read_timeout):
+        super().__init__(context=context)
+        self.read_timeout = read_timeout
+        self.tls_context = context
+
+    def https_open(self, req):
+        return self.do_open(functools.partial(_TimedHTTPSConnection, read_timeout=self.read_timeout,
+                                              context=self.tls_context), req)
+
+
+class _LoopbackBypassingProxyHandler(urllib.request.ProxyHandler):
+    """Environment proxies, except for loopback hosts (a local server is never proxied)."""
+
+    def proxy_open(self, req, proxy, kind):
+        if req.host.split(":")[0].strip("[]") in ("127.0.0.1", "localhost", "::1"):
+            return None
+        return super().proxy_open(req, proxy, kind)
+
+
+class TransportError(Exception):
+    """A request that got no HTTP response: ``kind`` is "timeout", "transport" or "tls"."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+class HTTPTransport:
+    """POST JSON over urllib.request with connect/read timeouts and verified HTTPS.
+
+    Redirects are not followed (an API POST must not silently turn into a GET);
+    environment proxies are honoured except for loopback hosts.
+    """
+
+    def __init__(self, context=None):
+        self._context = context
+        self._lock = threading.Lock()
+
+    @property
+    def context(self):
+        """The TLS context (certificates and host names verified), created on first use."""
+        with self._lock:
+            if self._context is None:
+                self._context = ssl.create_default_context()
+            return self._context
+
+    def post(self, url, headers, body, *, connect_timeout=10.0, read_timeout=120.0):
+        """Return (status, lower-cased headers, body bytes); raise TransportError without a response."""
+        opener = urllib.request.OpenerDirector()
+        handlers = [_LoopbackBypassingProxyHandler(), _TimedHTTPHandler(read_timeout)]
+        if url.startswith("https:"):
+            handlers.append(_TimedHTTPSHandler(self.context, read_timeout))
+        for handler in handlers:
+            opener.add_handler(handler)
+        request = urllib.request.Request(url, data=body, method="POST",
+                                         headers=dict(headers, **{"Content-Type": "application/json",
+                                                                  "User-Agent": f"ehq_ref/{__version__}"}))
+        try:
+            with opener.open(request, timeout=connect_timeout) as reply:
+                declared = reply.getheader("Content-Length")
+                if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+                    raise TransportError("transport", f"response larger than {MAX_RESPONSE_BYTES} bytes")
+                data = reply.read()  # raises IncompleteRead when the body is cut short
+                return reply.status, {k.lower(): v for k, v in reply.getheaders()}, data
+        except TransportError:
+            raise
+        except (socket.timeout, TimeoutError) as exc:
+            raise TransportError("timeout", f"timed out ({exc or 'no data'})") from None
+        except ssl.SSLError as exc:
+            raise TransportError("tls", f"TLS error: {exc.reason or exc}") from None
+        except urllib.error.URLError as exc:
+            reason = exc.reason
+            kind = "timeout" if isinstance(reason, (socket.timeout, TimeoutError)) else (
+                "tls" if isinstance(reason, ssl.SSLError) else "transport")
+            raise TransportError(kind, f"connection failed: {reason}") from None
+        except (http.client.HTTPException, ConnectionError, OSError) as exc:
+            raise TransportError("transport", f"connection failed: {type(exc).__name__}: {exc}") from None
+
+
+SHARED_TRANSPORT = HTTPTransport()
+
+
+# --- Retry policy and server hints -----------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class RetryPolicy:
+    """When and how long to wait before trying again.
+
+    Retried: connection errors, timeouts, HTTP 408, 409, 429, 500, 502, 503, 504, 529
+    (not 400/401/403/404/422, nor OpenAI insufficient_quota, OpenRouter 402 or a
+    Gemini per-day quota). ``x-should-retry`` overrides the status. Wait: the
+    server's hint (retry-after-ms, retry-after seconds or HTTP date, Gemini
+    RetryInfo.retryDelay, OpenAI "try again in Xs"), used exactly when
+    0 < hint <= max_wait; a longer hint fails the call at once instead of
+    sleeping. Without a hint: min(initial * 2^(n-1), max_backoff) * (1 - 0.25 u)
+    for retry n, with u in [0, 1) from SHA-256(seed | request | n): seeded, and
+    independent of thread timing.
+    """
+
+    max_retries: int = 6
+    initial: float = 1.0
+    max_backoff: float = 60.0
+    max_wait: float = 120.0
+    seed: int = 0
+
+    def backoff(self, retry, key=""):
+        """The wait before retry ``retry`` (1-based) when the server gave no hint."""
+        u = int(sha256_hex(f"{self.seed}|{key}|{retry}")[:13], 16) / 16 ** 13
+        return min(self.initial * 2 ** (retry - 1), self.max_backoff) * (1 - 0.25 * u)
+
+
+def parse_retry_after(headers, now):
+    """Seconds to wait from retry-after-ms, then retry-after (seconds or an HTTP date); None if absent."""
+    value = headers.get("retry-after-ms")
+    if value is not None:
+        try:
+            return float(value) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return when.timestamp() - now
+
+
+def _duration(text):
+    """A protobuf Duration string like "26s" or "1.5s" in seconds (None otherwise)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)s\s*", text or "")
+    return float(match.group(1)) if match else None
+
+
+def body_retry_hint(payload):
+    """Gemini RetryInfo.retryDelay, else OpenAI's "Please try again in 18.642s" (seconds)."""
+    details = _dig(payload, "error", "details")
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            delay = _duration(detail.get("retryDelay"))
+            if delay is not None:
+                return delay
+    message = _dig(payload, "error", "message")
+    match = re.search(r"try again in (\d+(?:\.\d+)?)(ms|s)\b", message or "")
+    if match:
+        return float(match.group(1)) / (1000 if match.group(2) == "ms" else 1)
+    return None
+
+
+def _error_text(payload):
+    """The provider's own error message from any known envelope (truncated)."""
+    if not isinstance(payload, dict):
+        return ""
+    error = payload.get("error") if isinstance(payload.get("error"), dict) else payload
+    message = error.get("message") if isinstance(error.get("message"), str) else ""
+    raw = _dig(error, "metadata", "raw")
+    if isinstance(raw, str) and raw:
+        message = f"{message} ({raw})" if message else raw
+    return message[:300]
+
+
+def _is_daily_quota(payload):
+    details = _dig(payload, "error", "details")
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("QuotaFailure"):
+            for violation in detail.get("violations") or []:
+                if "PerDay" in str(_dig(violation, "quotaId") or ""):
+                    return True
+    return False
+
+
+def classify_http_failure(status, headers, payload, now):
+    """A _Failure for a non-2xx response: its error type, whether to retry, the server's hint."""
+    message = _error_text(payload) or f"HTTP {status}"
+    code = _dig(payload, "error", "code")
+    error_type = _dig(payload, "error", "type")
+    reason = " ".join(str(_dig(d, "reason")) for d in (_dig(payload, "error", "details") or []) if isinstance(d, dict))
+    hint = parse_retry_after(headers, now)
+    if hint is None:
+        hint = body_retry_hint(payload)
+    if status in (401, 403) or "API_KEY_INVALID" in reason or error_type == "authentication_error":
+        kind, retry = "authentication", False
+    elif status == 402 or code == "insufficient_quota" or error_type in ("insufficient_quota", "billing_error"):
+        kind, retry = "quota", False
+    elif status == 429 and _is_daily_quota(payload):
+        kind, retry = "quota", False
+    elif status == 429:
+        kind, retry = "rate_limit", True
+    else:
+        kind, retry = "http", status in RETRYABLE_STATUS
+    should = headers.get("x-should-retry")
+    if should == "true" and kind not in ("authentication", "quota"):
+        retry = True
+    elif should == "false":
+        retry = False
+    return _Failure(kind, f"HTTP {status}: {message}", retryable=retry, status=status, hint=hint)
+
+
+# --- Rate limiting ------------------------------------------------------------------------------
+
+
+class SystemClock:
+    """Real time. Tests pass a fake clock with the same four methods."""
+
+    def monotonic(self):
+        return time.monotonic()
+
+    def time(self):
+        return time.time()
+
+    def sleep(self, seconds):
+        if seconds > 0:
+            time.sleep(seconds)
+
+    def wait(self, condition, seconds):
+        condition.wait(seconds)
+
+
+class RateLimiter:
+    """Client-side request and token limits shared by every worker (and every retry and judge call).
+
+    At most ``requests`` grants and ``tokens`` estimated tokens in any sliding
+    window of ``window`` seconds (60 for --rpm / --tpm). A sliding-window log is
+    used rather than a token bucket because a bucket lets a burst plus its refill
+    exceed the limit inside one window; the log never does. ``pause(seconds)``
+    (called on a 429) holds back every worker, not only the refused one.
+    """
+
+    def __init__(self, requests=None, tokens=None, window=60.0, clock=None):
+        self.requests, self.tokens, self.window = requests, tokens, window
+        self.clock = clock or SystemClock()
+        self._condition = threading.Condition()
+        self._grants = collections.deque()  # (time, tokens, ticket)
+        self._token_sum = 0
+        self._paused_until = 0.0
+        self._tickets = itertools.count()
+        self.log = []  # grant times, for audits and tests
+
+    def acquire(self, tokens=0):
+        """Block until a request (of ``tokens`` estimated tokens) may start; return a ticket."""
+        if tokens and self.tokens and tokens > self.tokens:
+            tokens = self.tokens  # one request larger than the window budget still runs, alone
+        with self._condition:
+            while True:
+                now = self.clock.monotonic()
+                while self._grants and self._grants[0][0] <= now - self.window:
+                    self._token_sum -= self._grants.popleft()[1]
+                wait = self._paused_until - now
+                if wait <= 0 and self.requests and len(self._grants) >= self.requests:
+                    wait = self._grants[0][0] + self.window - now
+                if wait <= 0 and self.tokens and self._token_sum + tokens > self.tokens and self._grants:
+                    wait = self._grants[0][0] + self.window - now
+                if wait <= 0:
+                    ticket = next(self._tickets)
+                    self._grants.append([now, tokens, ticket])
+                    self._token_sum += tokens
+                    self.log.append(now)
+                    return ticket
+                self.clock.wait(self._condition, wait)
+
+    def settle(self, ticket, actual_tokens):
+        """Replace a grant's estimated tokens with the tokens the provider reported."""
+        if actual_tokens is None:
+            return
+        with self._condition:
+            for grant in self._grants:
+                if grant[2] == ticket:
+                    self._token_sum += actual_tokens - grant[1]
+                    grant[1] = actual_tokens
+                    break
+            self._condition.notify_all()
+
+    def pause(self, seconds):
+        """Hold every worker back for ``seconds`` (the server said 429)."""
+        with self._condition:
+            self._paused_until = max(self._paused_until, self.clock.monotonic() + seconds)
+
+    @property
+    def active(self):
+        return bool(self.requests or self.tokens)
+
+
+def estimate_tokens(request):
+    """A rough token estimate for the limiter: prompt characters / 4 + max_tokens."""
+    return (len(request.system) + len(request.prompt)) // 4 + request.max_tokens
+
+
+# --- One call, with retries -------------------------------------------------------------------
+
+
+def canonical_model(name):
+    """Lower-case alphanumerics of a model name (for identity comparisons)."""
+    return re.sub(r"[^a-z0-9]", "", (name or "").lower())
+
+
+def model_identity(route, resolved):
+    """Whether the resolved model is the requested one (a dated snapshot of it counts).
+
+    The requested name loses a Hugging Face ":policy" suffix and a "models/"
+    prefix; then canonical(resolved) must start with canonical(requested).
+    None when the provider did not report a model.
+    """
+    if not resolved:
+        return None
+    requested = route.provider_model.split(":")[0]
+    requested = requested[7:] if requested.startswith("models/") else requested
+    return canonical_model(resolved).startswith(canonical_model(requested))
+
+
+def call_model(route, request, *, secrets, transport=None, policy=None, limiter=None, clock=None, emit=None,
+               item=None, offline_seed=0):
+    """Send one request through ``route`` and return its Response (never raises for provider faults).
+
+    Failures come back as Response(ok=False, error_type=...): authentication,
+    configuration, quota, rate_limit, http, timeout, transport, tls,
+    response_format, provider_error, truncated, incomplete, blocked,
+    model_mismatch, model_unverified, reasoning_mode_violation, retry_wait_too_long.
+    Every retry is reported through ``emit`` (reason, wait, attempt).
+    """
+    if route.provider == "offline":
+        return call_offline(route, request, item or {"question_id": request.item_id}, offline_seed)
+    emit = emit or (lambda event: None)
+    clock, policy = clock or SystemClock(), policy or RetryPolicy()
+    transport, limiter = transport or SHARED_TRANSPORT, limiter or RateLimiter(clock=clock)
+    key = secrets.get(route.key_env)
+    if route.needs_key and not key:
+        return Response(ok=False, requested_model=route.provider_model, error_type="authentication",
+                        error_message=f"{route.key_env} is not set (route {route.name}); no request was sent")
+    build, parse = ADAPTERS[route.provider]
+    request_key = hash_value(request.semantic(route))
+    started, attempt = clock.monotonic(), 0
+    while True:
+        attempt += 1
+        ticket = limiter.acquire(estimate_tokens(request))
+        try:
+            return _attempt(route, request, key, build, parse, transport, clock, limiter, ticket, attempt, started)
+        except _Failure as failure:
+            failure.message = secrets.redact(failure.message)
+            wait = _retry_wait(failure, attempt, policy, request_key)
+            if wait is None:
+                return _failed(route, failure, attempt, clock.monotonic() - started)
+            if failure.status == 429 or failure.error_type == "rate_limit":
+                limiter.pause(wait)
+            emit({"event": "retry", "route": route.name, "purpose": request.purpose, "item_id": request.item_id,
+                  "attempt": attempt, "reason": failure.error_type, "status": failure.status,
+                  "hint_s": failure.hint, "wait_s": wait, "message": failure.message})
+            clock.sleep(wait)
+
+
+def _retry_wait(failure, attempt, policy, request_key):
+    """Seconds to wait before the next attempt, or None to stop (mutates the failure when the hint is too long)."""
+    if not failure.retryable or attempt > policy.max_retries:
+        return None
+    hint = failure.hint
+    if hint is not None and hint > policy.max_wait:
+        failure.message += (f"; the server asked to wait {hint:.0f} s, above the {policy.max_wait:.0f} s cap, "
+                            f"so the call failed instead of sleeping")
+        failure.error_type = "retry_wait_too_long"
+        return None
+    return hint if hint is not None and hint > 0 else policy.backoff(attempt, request_key)
+
+
+def _attempt(route, request, key, build, parse, transport, clock, limiter, ticket, attempt, started):
+    """One HTTP attempt: a Response on success, _Failure otherwise."""
+    url, headers, body = build(route, request, key)
+    headers = dict(dict(route.headers), **headers)
+    sent = clock.monotonic()
+    try:
+        status, reply_headers, data = transport.post(url, headers, canonical_json(body).encode("utf-8"),
+                                                     connect_timeout=route.connect_timeout,
+                                                     read_timeout=route.read_timeout)
+    except TransportError as error:
+        raise _Failure(error.kind, str(error), retryable=error.kind != "tls") from None
+    latency = clock.monotonic() - sent
+    try:
+        payload = json.loads(data.decode("utf-8")) if data.strip() else None
+    except (UnicodeDecodeError, ValueError):
+        payload = None
+    if not 200 <= status < 300:
+        raise classify_http_failure(status, reply_headers, payload, clock.time())
+    if not isinstance(payload, dict):
+        raise _Failure("response_format", f"HTTP {status} with a body that is not a JSON object", retryable=True,
+                       status=status)
+    text, finish, resolved, usage, request_id, metadata = parse(payload)
+    limiter.settle(ticket, None if usage["input_tokens"] is None else usage["input_tokens"] + (usage["output_tokens"] or 0))
+    request_id = reply_headers.get("x-request-id") or reply_headers.get("request-id") or request_id
+    metadata = dict(metadata, **{k: reply_headers[k] for k in ("x-inference-provider",) if k in reply_headers})
+    return _checked_response(route, text, finish, resolved, usage, request_id, metadata, latency, attempt,
+                             clock.monotonic() - started, status)
+
+
+def _checked_response(route, text, finish, resolved, usage, request_id, metadata, latency, attempt, elapsed, status):
+    """Apply the empty-text, model-identity and reasoning-mode checks to a parsed success."""
+    match = model_identity(route, resolved)
+    metadata = dict(metadata, model_identity_match=match, elapsed_s=elapsed)
+    base = dict(requested_model=route.provider_model, resolved_model=resolved, finish_reason=finish, usage=usage,
+                request_id=request_id, latency_s=latency, attempts=attempt, http_status=status, metadata=metadata)
+    reasoning = usage.get("reasoning_tokens") or 0
+    thinking = metadata.get("thought_parts") or metadata.get("thinking_blocks") or 0
+    if route.reasoning_mode == "disabled" and (reasoning > 0 or thinking > 0):
+        return Response(ok=False, text=text, error_type="reasoning_mode_violation",
+                        error_message=f"reasoning_mode is disabled but the provider reported {reasoning} reasoning "
+                                      f"token(s) / {thinking} thinking part(s)", **base)
+    if route.model_identity_policy == "strict" and match is not True:
+        kind = "model_unverified" if match is None else "model_mismatch"
+        return Response(ok=False, text=text, error_type=kind,
+                        error_message=f"requested {route.provider_model!r}, resolved {resolved!r}", **base)
+    if not text or not text.strip():
+        return Response(ok=False, text=text, error_type="response_format", error_message="empty answer text", **base)
+    return Response(ok=True, text=text, **base)
+
+
+def _failed(route, failure, attempts, elapsed):
+    return Response(ok=False, requested_model=route.provider_model, attempts=attempts, error_type=failure.error_type,
+                    error_message=failure.message, http_status=failure.status, retryable=failure.retryable,
+                    metadata={"elapsed_s": elapsed})
+
+
+def map_concurrently(function, items, concurrency=1):
+    """Yield function(item) for every item, in completion order, on ``concurrency`` threads.
+
+    With concurrency 1 everything runs in the calling thread, in order.
+    """
+    require_number(concurrency, "concurrency", low=1, integer=True)
+    if concurrency == 1:
+        for item in items:
+            yield function(item)
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
+        pending = set()
+        iterator = iter(items)
+        for item in itertools.islice(iterator, concurrency * 2):
+            pending.add(pool.submit(function, item))
+        while pending:
+            done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+            for item in itertools.islice(iterator, len(done)):
+                pending.add(pool.submit(function, item))
 
 
 # ============================================================================

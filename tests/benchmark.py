@@ -134,6 +134,41 @@ def bootstrap_ehq3000():
            "resamples", 2000)
 
 
+SERVER_CODE = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from fake_provider import FakeProvider
+server = FakeProvider("chat", latency=float(sys.argv[2]))
+print(server.base_url, flush=True)
+sys.stdin.read()
+"""
+
+
+@benchmark
+def provider_calls_50ms():
+    latency = 0.05
+    server = subprocess.Popen([sys.executable, "-c", SERVER_CODE, os.path.join(ROOT, "tests"), str(latency)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        route = ehq_ref.Route(name="bench", provider="openai_compatible", provider_model="local-model",
+                              base_url=base_url, requires_api_key=False)
+        secrets = ehq_ref.Secrets(environ={})
+        for concurrency, calls in ((1, 40), (8, 320), (32, 1280)):
+            request = lambda i: ehq_ref.Request("answer", "sys", f"q{i}", 16, item_id=str(i))  # noqa: E731
+            start = time.perf_counter()
+            results = list(ehq_ref.map_concurrently(
+                lambda i: ehq_ref.call_model(route, request(i), secrets=secrets), range(calls), concurrency))
+            elapsed = time.perf_counter() - start
+            assert all(r.ok for r in results)
+            ideal = calls * latency / concurrency
+            report(f"call_model, 50 ms server (x{elapsed / ideal:.2f} of ideal)", f"{calls} calls, concurrency {concurrency}",
+                   elapsed, "calls", calls)
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+
+
 def main(argv):
     wanted = argv[1:]
     print(f"ehq_ref {ehq_ref.__version__} on Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
