@@ -57,6 +57,10 @@ def default_text(body):
     return "85" if "confidence" in text.lower() else "The answer is Charles Jacobus."
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 128  # a real provider does not reset connections at a few dozen concurrent clients
+
+
 class FakeProvider:
     """Start with FakeProvider("openai"); stop with close(). ``base_url`` suits the route's provider."""
 
@@ -78,7 +82,7 @@ class FakeProvider:
             def do_POST(self):
                 owner._handle(self)
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
