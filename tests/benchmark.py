@@ -169,6 +169,60 @@ def provider_calls_50ms():
         server.wait(timeout=10)
 
 
+def _run_in_subprocess(args):
+    """Run `python ehq_ref.py ARGS` timing it and reading its peak memory (VmHWM) from inside."""
+    code = (PEAK_RSS_CODE + "import sys, time, contextlib, io; sys.path.insert(0, sys.argv[1]); import ehq_ref\n"
+            "start = time.perf_counter()\n"
+            "with contextlib.redirect_stdout(io.StringIO()): code = ehq_ref.main(sys.argv[2:])\n"
+            "print(code, time.perf_counter() - start, peak_rss_mib())")
+    out = subprocess.run([sys.executable, "-c", code, ROOT, *args], capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(out.stderr)
+    code, seconds, peak = out.stdout.split()
+    return int(code), float(seconds), float(peak)
+
+
+@benchmark
+def offline_run_ehq3000():
+    if not os.path.exists(EHQ3000):
+        print(f"offline EHQ-3000 run: skipped ({EHQ3000} not found)")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        code, seconds, peak = _run_in_subprocess(["run", "--items", EHQ3000, "--output", folder, "--run-id", "b",
+                                                  "--quiet", "--env-file", os.path.join(folder, "none")])
+        report(f"run offline (exit {code}, peak RSS {peak:.1f} MiB)", "EHQ-3000, 2,000 bootstrap resamples", seconds,
+               "items", 3000)
+
+
+@benchmark
+def provider_run_ehq3000_50ms():
+    if not os.path.exists(EHQ3000):
+        print(f"EHQ-3000 run against a server: skipped ({EHQ3000} not found)")
+        return
+    latency, concurrency = 0.05, 32
+    server = subprocess.Popen([sys.executable, "-c", SERVER_CODE, os.path.join(ROOT, "tests"), str(latency)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as folder:
+            registry = os.path.join(folder, "models.json")
+            with open(registry, "w") as handle:
+                json.dump([{"name": "local", "provider": "openai_compatible", "provider_model": "local-model",
+                            "base_url": base_url, "requires_api_key": False}], handle)
+            code, seconds, peak = _run_in_subprocess(
+                ["run", "--items", EHQ3000, "--registry", registry, "--model", "local", "--output", folder,
+                 "--run-id", "b", "--quiet", "--no-cache", "--concurrency", str(concurrency), "--env-file",
+                 os.path.join(folder, "none")])
+            with open(os.path.join(folder, "b", "records.jsonl")) as handle:
+                requested = sum(1 for line in handle if '"k":0' in line)
+            ideal = 2 * requested * latency / concurrency
+            report(f"run, 50 ms server, concurrency 32 (x{seconds / ideal:.2f} of ideal)",
+                   f"EHQ-3000, {2 * requested:,} requests", seconds, "requests", 2 * requested)
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+
+
 def main(argv):
     wanted = argv[1:]
     print(f"ehq_ref {ehq_ref.__version__} on Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")

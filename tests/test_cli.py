@@ -191,7 +191,7 @@ class ScoreRecordsTest(TempDirTestCase):
 
     def test_scoring_flags(self):
         target = self.write("r.json", json.dumps(self.hand))
-        report = run_cli("score", target, "--closed", "right", "--n-bins", 15, "--bootstrap", 50, "--seed", 9,
+        report = run_cli("score", target, "--closed", "right", "--n-bins", 15, "--bootstrap", 50, "--bootstrap-seed", 9,
                          "--weights", "0.5,0.25,0.25").json()["ehq"]
         self.assertEqual((report["settings"]["closed"], report["settings"]["n_bins"]), ("right", 15))
         self.assertEqual(report["settings"]["bootstrap"]["seed"], 9)

@@ -1,0 +1,441 @@
+"""The runner: run directories, resume after SIGKILL, cache, progress, verification, sharding, study set-up."""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+from fake_provider import FakeProvider, Reply, chat_success
+from support import EXAMPLES, KIT, TempDirTestCase, ehq_ref, run_cli, run_process
+
+CANARY = "sk-canary-runner-91c4e7a2b6d3f0"
+QUESTIONS = {item["question"]: item["question_id"] for item in ehq_ref.EXAMPLE_ITEMS}
+
+
+def item_of(body):
+    """The example item a request body is about (its question appears in the prompt)."""
+    prompt = body["messages"][-1]["content"]
+    matches = [qid for question, qid in QUESTIONS.items() if question in prompt]
+    return matches[0] if matches else None
+
+
+def deterministic_model(body):
+    """A fake model whose reply depends only on the prompt: every label and a bad confidence occur."""
+    prompt = body["messages"][-1]["content"]
+    digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+    if "confidence" in body["messages"][0]["content"]:
+        return ["85", "40", "0", "seventy"][digest % 4]
+    return ["I don't know.", "I think it is Paris.", "The answer is Mikhail Bulgakov.",
+            "It was Marta Kovalenko in 1961."][digest % 4]
+
+
+class RunnerCase(TempDirTestCase):
+    def setUp(self):
+        super().setUp()
+        self.cache = self.path("cache")
+
+    def registry(self, server, **route):
+        entry = dict(name="local", provider="openai_compatible", provider_model="local-model",
+                     base_url=server.base_url, requires_api_key=False, read_timeout=5.0)
+        entry.update(route)
+        return self.write("models.json", json.dumps({"models": [entry]}))
+
+    def options(self, **changes):
+        fields = dict(output=self.path("runs"), run_id="r", progress="quiet", cache_dir=self.cache, bootstrap=100,
+                      env_file=None, reproducible=True)
+        fields.update(changes)
+        return ehq_ref.RunOptions(**fields)
+
+    def records(self, folder):
+        with open(os.path.join(folder, "records.jsonl")) as handle:
+            return [json.loads(line) for line in handle]
+
+    def read(self, *parts):
+        with open(os.path.join(*parts), "rb") as handle:
+            return handle.read()
+
+
+class OfflineRunTest(RunnerCase):
+    def test_default_offline_run(self):
+        result = ehq_ref.run_evaluation(self.options())
+        folder = result["run_dir"]
+        self.assertEqual(sorted(os.listdir(folder)), sorted(ehq_ref.RUN_LAYOUT + (ehq_ref.CATALOG,)))
+        records = self.records(folder)
+        self.assertEqual(len(records), 40)
+        labels = {r["classification"]["label"] for r in records if r["classification"]}
+        self.assertEqual(labels, set(ehq_ref.LABELS))
+        excluded = [r["question_id"] for r in records if r["k"]]
+        self.assertEqual(excluded, ["PCQ-ECO-002", "PCQ-POL-002"])  # events before the simulated cutoff
+        self.assertEqual({r["exclusion_reason"] for r in records if r["k"]}, {"pcq_event_not_after_cutoff"})
+        summary = result["summary"]
+        self.assertTrue(summary["simulated"])
+        self.assertIsNotNone(summary["models"][0]["EHQ"])
+        self.assertEqual(result["exit_code"], 0)
+        self.assertTrue(ehq_ref.verify_run(folder)["valid"])
+        self.assertEqual(ehq_ref.run_status(folder)["status"], "completed_verified")
+
+    def test_reproducible_runs_are_byte_identical(self):
+        first = ehq_ref.run_evaluation(self.options(output=self.path("a")))["run_dir"]
+        second = ehq_ref.run_evaluation(self.options(output=self.path("b")))["run_dir"]
+        for name in sorted(os.listdir(first)):
+            self.assertEqual(self.read(first, name), self.read(second, name), name)
+
+    def test_records_score_unchanged_with_the_score_command(self):
+        folder = ehq_ref.run_evaluation(self.options())["run_dir"]
+        scored = run_cli("score", os.path.join(folder, "records.jsonl"), "--bootstrap", 0).json()
+        summary = json.loads(self.read(folder, "summary.json"))
+        self.assertEqual(scored["ehq"]["models"]["offline"]["overall"]["EHQ"], summary["models"][0]["EHQ"])
+        alternative = ehq_ref.ehq_scores(self.records(folder), samples=0, labels="ehq_ref-1")
+        self.assertEqual(alternative["models"]["offline"]["overall"]["EHQ"],
+                         summary["classifier_sensitivity"]["offline"]["EHQ"]["ehq_ref-1"]["EHQ"])
+        self.assertGreater(summary["classifier_sensitivity"]["offline"]["n_differ"], 0)
+
+    def test_examples_file_is_the_embedded_set(self):
+        with open(os.path.join(EXAMPLES, "items.json"), "rb") as handle:
+            self.assertEqual(handle.read(), ehq_ref.example_items_bytes())
+
+    def test_limit_category_and_shard_selection(self):
+        result = ehq_ref.run_evaluation(self.options(limit=8, categories="HNQ,FEQ"))
+        records = self.records(result["run_dir"])
+        self.assertEqual(len(records), 8)
+        self.assertEqual({r["category"] for r in records}, {"HNQ", "FEQ"})
+
+    def test_run_directory_exists_without_resume(self):
+        ehq_ref.run_evaluation(self.options())
+        with self.assertRaises(ehq_ref.InputError) as caught:
+            ehq_ref.run_evaluation(self.options())
+        self.assertIn("already exists; use --resume", str(caught.exception))
+
+    def test_resume_refuses_changed_inputs_but_not_settings(self):
+        ehq_ref.run_evaluation(self.options(limit=10))
+        with self.assertRaises(ehq_ref.InputError) as caught:
+            ehq_ref.run_evaluation(self.options(limit=10, classifier="ehq_ref-1", resume=True))
+        self.assertIn("refusing to resume: classifier changed", str(caught.exception))
+        with self.assertRaises(ehq_ref.InputError) as caught:
+            ehq_ref.run_evaluation(self.options(limit=12, resume=True))
+        self.assertIn("selection_sha256 changed", str(caught.exception))
+        result = ehq_ref.run_evaluation(self.options(limit=10, resume=True, concurrency=4, max_retries=2, rpm=1000))
+        self.assertEqual(len(self.records(result["run_dir"])), 10)
+
+    def test_unknown_model_and_reasoning_guard(self):
+        with self.assertRaises(ehq_ref.InputError) as caught:
+            ehq_ref.run_evaluation(self.options(models=("nope",)))
+        self.assertIn("unknown model 'nope'; registered: offline", str(caught.exception))
+        registry = self.write("m.json", json.dumps([{"name": "thinker", "provider": "openai_compatible",
+                                                     "provider_model": "m", "base_url": "http://127.0.0.1:9/v1",
+                                                     "reasoning_mode": "enabled"}]))
+        with self.assertRaises(ehq_ref.InputError) as caught:
+            ehq_ref.run_evaluation(self.options(models=("thinker",), registry=registry))
+        self.assertIn("--allow-reasoning", str(caught.exception))
+
+    def test_adjudication_relabels_and_updates_correctness(self):
+        folder = ehq_ref.run_evaluation(self.options())["run_dir"]
+        before = json.loads(self.read(folder, "summary.json"))
+        wrong = next(r for r in self.records(folder) if r["classification"] and
+                     r["classification"]["label"] == "CONFIDENT_WRONG" and r["valid_for_ehq3"])
+        table = self.write("adj.json", json.dumps({"adjudications": [
+            {"model": "offline", "question_id": wrong["question_id"], "label": "CONFIDENT_CORRECT"}]}))
+        result = ehq_ref.run_evaluation(self.options(resume=True, adjudication=table))
+        record = next(r for r in self.records(result["run_dir"]) if r["question_id"] == wrong["question_id"])
+        self.assertEqual((record["classification"]["label"], record["classification"]["automated_label"],
+                          record["classification"]["is_correct"]), ("CONFIDENT_CORRECT", "CONFIDENT_WRONG", True))
+        self.assertEqual(result["summary"]["adjudication"]["n_labels"], 1)
+        self.assertAlmostEqual(result["summary"]["models"][0]["EHQ2"] - before["models"][0]["EHQ2"], 1 / 38, delta=1e-12)
+        bad = self.write("bad.json", json.dumps({"offline::NOPE-1": "ABSTAIN"}))
+        with self.assertRaises(ehq_ref.InputError) as caught:
+            ehq_ref.run_evaluation(self.options(resume=True, adjudication=bad))
+        self.assertIn("which this run does not have", str(caught.exception))
+
+
+class ProviderRunTest(RunnerCase):
+    def setUp(self):
+        super().setUp()
+        self.server = FakeProvider("chat", responder=deterministic_model)
+        self.addCleanup(self.server.close)
+
+    def test_run_against_a_local_server_with_faults(self):
+        truncated = "Which river flows through the centre of Ljubljana?"
+
+        def rule(body, index):
+            if truncated in body["messages"][-1]["content"]:
+                return Reply(200, chat_success("The Ljub", finish="length"))
+            if index in (3, 7):
+                return Reply(503, {"error": {"message": "busy"}}, {"retry-after": "0.01"})
+            return None
+
+        self.server.rule = rule
+        result = ehq_ref.run_evaluation(self.options(models=("local",), registry=self.registry(self.server)))
+        records = self.records(result["run_dir"])
+        failed = [r for r in records if r["k"] == 0 and r["classification"] is None]
+        self.assertEqual([(r["question_id"], r["exclusion_reason"]) for r in failed], [("HNQ-GEO-001", "truncated")])
+        self.assertIsNone(failed[0]["confidence_response"])  # no confidence request after a failed answer
+        self.assertEqual(sum(1 for r in records if r["k"]), 10)  # PCQ: route not pcq_eligible
+        terminal = [r for r in records if r["confidence_terminal"]]
+        self.assertTrue(terminal and all(r["confidence_text"] == "seventy" for r in terminal))
+        self.assertTrue(all(r["parsed_confidence"] is None for r in terminal))
+        events = [json.loads(line) for line in self.read(result["run_dir"], "events.jsonl").splitlines()]
+        self.assertEqual(sum(1 for e in events if e["event"] == "retry"), 2)
+        overall = result["summary"]["scores"]["local"]["overall"]
+        self.assertEqual((overall["technical_failures"], overall["n_valid_ehq12"]), (1, 29))
+        self.assertEqual(result["exit_code"], 0)  # 1/30 = 3.3% <= 5%
+        strict = ehq_ref.run_evaluation(self.options(models=("local",), registry=self.registry(self.server),
+                                                     run_id="strict", max_failure_rate=0.02))
+        self.assertEqual((strict["exit_code"], strict["failed_models"]), (1, ["local"]))
+
+    def test_resume_redoes_only_retryable_failures(self):
+        down = {"on": True}
+        self.server.rule = lambda body, index: Reply(500, {"error": {"message": "down"}}, {"x-should-retry": "false"}) \
+            if down["on"] and item_of(body) in ("HNQ-SPO-001", "FEQ-PER-002") else None
+        options = self.options(models=("local",), registry=self.registry(self.server), use_cache=False)
+        first = ehq_ref.run_evaluation(options)
+        failed = sorted(r["question_id"] for r in self.records(first["run_dir"]) if r["k"] == 0 and not r["classification"])
+        self.assertEqual(failed, ["FEQ-PER-002", "HNQ-SPO-001"])
+        self.assertEqual(first["exit_code"], 1)
+        down["on"] = False
+        self.server.requests.clear()
+        second = ehq_ref.run_evaluation(dataclasses_replace(options, resume=True))
+        asked = sorted({item_of(r["body"]) for r in self.server.requests})
+        self.assertEqual(asked, ["FEQ-PER-002", "HNQ-SPO-001"])
+        self.assertEqual(second["exit_code"], 0)
+        self.assertEqual(len(self.records(second["run_dir"])), 40)
+        self.assertTrue(ehq_ref.verify_run(second["run_dir"])["valid"])
+
+    def test_cache_serves_a_new_run_id_and_no_cache_does_not(self):
+        registry = self.registry(self.server)
+        ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="one"))
+        made = len(self.server.requests)
+        self.assertEqual(made, 60)
+        again = ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="two"))
+        self.assertEqual(len(self.server.requests), made)  # everything from the cache
+        self.assertEqual(again["summary"]["usage"]["local"]["cache_hits"], 60)
+        ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="three", use_cache=False))
+        self.assertEqual(len(self.server.requests), 2 * made)
+
+    def test_corrupt_cache_entry_is_a_miss(self):
+        registry = self.registry(self.server)
+        ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="one", limit=4,
+                                            categories="HNQ"))
+        entries = [os.path.join(base, name) for base, _, names in os.walk(self.cache) for name in names]
+        self.assertEqual(len(entries), 8)
+        with open(entries[0], "w") as handle:
+            handle.write('{"key": "x"')
+        self.server.requests.clear()
+        ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="two", limit=4,
+                                            categories="HNQ"))
+        self.assertEqual(len(self.server.requests), 1)
+
+    def test_missing_key_fails_before_any_request(self):
+        registry = self.registry(self.server, requires_api_key=True, api_key_env="EHQ_TEST_ABSENT_KEY")
+        result = run_cli("run", "--registry", registry, "--model", "local", "--output", self.path("runs"),
+                         "--env-file", self.path("none.env"))
+        self.assertEqual(result.code, 2)
+        self.assertIn("missing API key: set EHQ_TEST_ABSENT_KEY (route local)", result.err)
+        self.assertEqual(self.server.requests, [])
+
+    def test_canary_key_appears_nowhere(self):
+        echo = {"error": {"message": f"Incorrect API key provided: {CANARY}", "type": "invalid_request_error",
+                          "code": "invalid_api_key"}}
+        self.server.rule = lambda body, index: Reply(401, echo) if index % 3 == 0 else None
+        registry = self.registry(self.server, api_key_env="EHQ_CANARY_KEY", requires_api_key=True)
+        env = dict(os.environ, EHQ_CANARY_KEY=CANARY, EHQ_REF_CACHE=self.cache)
+        result = run_process("run", "--registry", registry, "--model", "local", "--output", self.path("runs"),
+                             "--run-id", "c", "--json-events", "--max-failure-rate", "1", cwd=self.tmp, env=env)
+        self.assertEqual(result.code, 0, result.err)
+        self.assertTrue(self.server.requests[0]["headers"]["authorization"].endswith(CANARY))
+        self.assertNotIn(CANARY, result.out + result.err)
+        for base, _, names in os.walk(self.tmp):
+            for name in names:
+                if name == "models.json":
+                    continue
+                self.assertNotIn(CANARY.encode(), self.read(base, name), os.path.join(base, name))
+        records = self.records(self.path("runs", "c"))
+        self.assertTrue(any(r.get("exclusion_reason") == "authentication" for r in records))
+
+
+def dataclasses_replace(options, **changes):
+    import dataclasses
+    return dataclasses.replace(options, **changes)
+
+
+class KillAndResumeTest(RunnerCase):
+    """SIGKILL a real `run` subprocess at several points; --resume ends where an uninterrupted run ends."""
+
+    def command(self, registry, output, *extra):
+        return [sys.executable, KIT, "run", "--registry", registry, "--model", "local", "--output", output,
+                "--run-id", "r", "--no-cache", "--reproducible", "--quiet", "--bootstrap", "100", "--env-file",
+                self.path("none.env"), *extra]
+
+    def lines(self, path):
+        try:
+            with open(path, "rb") as handle:
+                return [line for line in handle.read().split(b"\n")[:-1] if line]
+        except FileNotFoundError:
+            return []
+
+    def test_sigkill_then_resume_matches_an_uninterrupted_run(self):
+        server = FakeProvider("chat", latency=0.02, responder=deterministic_model)
+        self.addCleanup(server.close)
+        registry = self.registry(server)
+        reference = subprocess.run(self.command(registry, self.path("reference")), capture_output=True, timeout=120)
+        self.assertEqual(reference.returncode, 0, reference.stderr)
+        records_path = self.path("killed", "r", "records.jsonl")
+        recorded = set()
+        for attempt, kill_at in enumerate((3, 12, 21, None)):
+            first_request = len(server.requests)
+            extra = ("--resume",) if attempt else ()
+            process = subprocess.Popen(self.command(registry, self.path("killed"), *extra),
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if kill_at is None:
+                self.assertEqual(process.wait(timeout=120), 0, process.stderr.read())
+            else:
+                deadline = time.monotonic() + 60
+                while len(self.lines(records_path)) < kill_at and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                process.send_signal(signal.SIGKILL)
+                process.wait(timeout=30)
+                self.assertEqual(run_cli("status", self.path("killed", "r")).json()["status"],
+                                 "in_progress_or_interrupted")
+            process.stderr.close()
+            asked = {item_of(r["body"]) for r in server.requests[first_request:]}
+            self.assertFalse(asked & recorded, f"recorded items asked again after kill {attempt}: {asked & recorded}")
+            recorded = {json.loads(line)["question_id"] for line in self.lines(records_path)}
+            if kill_at:
+                self.assertGreaterEqual(len(recorded), kill_at)
+        for name in ("records.jsonl", "summary.json", "summary.csv", "category_scores.csv", "subcategory_scores.csv"):
+            self.assertEqual(self.read(self.path("killed", "r"), name), self.read(self.path("reference", "r"), name), name)
+        self.assertTrue(ehq_ref.verify_run(self.path("killed", "r"))["valid"])
+
+    def test_torn_last_record_is_detected_and_redone(self):
+        folder = ehq_ref.run_evaluation(self.options(limit=6, categories="HNQ"))["run_dir"]
+        with open(os.path.join(folder, "records.jsonl"), "rb") as handle:
+            lines = handle.read().split(b"\n")[:-1]
+        with open(os.path.join(folder, "records.jsonl"), "wb") as handle:
+            handle.write(b"\n".join(lines[:4]) + b"\n" + lines[4][:50])
+        os.remove(os.path.join(folder, ehq_ref.CATALOG))
+        self.assertTrue(ehq_ref.run_status(folder)["torn_last_line"])
+        result = ehq_ref.run_evaluation(self.options(limit=6, categories="HNQ", resume=True))
+        with open(os.path.join(folder, "records.jsonl"), "rb") as handle:
+            self.assertEqual(handle.read().split(b"\n")[:-1], lines)
+        events = [json.loads(line) for line in self.read(folder, "events.jsonl").splitlines()]
+        self.assertEqual([e["event"] for e in events if e["event"] == "torn_record_dropped"], ["torn_record_dropped"])
+        self.assertTrue(ehq_ref.verify_run(result["run_dir"])["valid"])
+
+
+class ShardAndMergeTest(RunnerCase):
+    def test_three_shards_merge_to_the_unsharded_summary(self):
+        whole = ehq_ref.run_evaluation(self.options(output=self.path("whole")))["run_dir"]
+        shards = []
+        for k in (1, 2, 3):
+            result = ehq_ref.run_evaluation(self.options(output=self.path("shards"), run_id=f"s{k}", shard=(k, 3)))
+            shards.append(result["run_dir"])
+        ids = [set(r["question_id"] for r in self.records(s)) for s in shards]
+        self.assertEqual(sum(len(i) for i in ids), 40)
+        self.assertFalse(ids[0] & ids[1] or ids[1] & ids[2] or ids[0] & ids[2])
+        merged = self.path("merged")
+        result = run_cli("merge", *shards, "--output", merged)
+        self.assertEqual(result.code, 0, result.err)
+        for name in ("summary.json", "records.jsonl", "summary.csv"):
+            self.assertEqual(self.read(merged, name), self.read(whole, name), name)
+        self.assertTrue(ehq_ref.verify_run(merged)["valid"])
+        manifest = json.loads(self.read(merged, "manifest.json"))
+        self.assertEqual(manifest["run"]["fingerprint"], json.loads(self.read(whole, "manifest.json"))["run"]["fingerprint"])
+
+    def test_merge_refuses_gaps_duplicates_and_strangers(self):
+        shards = [ehq_ref.run_evaluation(self.options(output=self.path("s"), run_id=f"s{k}", shard=(k, 3)))["run_dir"]
+                  for k in (1, 2, 3)]
+        other = ehq_ref.run_evaluation(self.options(output=self.path("o"), run_id="o1", shard=(1, 3), seed=7))["run_dir"]
+        for folders, message in [(shards[:2], "expected shards 1..3 exactly once"),
+                                 (shards + [shards[0]], "expected shards 1..3 exactly once"),
+                                 ([other] + shards[1:], "different fingerprints")]:
+            result = run_cli("merge", *folders, "--output", self.path("m"))
+            self.assertEqual(result.code, 2, folders)
+            self.assertIn(message, result.err)
+
+
+class VerifyRunTest(RunnerCase):
+    def setUp(self):
+        super().setUp()
+        self.folder = ehq_ref.run_evaluation(self.options(limit=6))["run_dir"]
+
+    def test_edited_record(self):
+        path = os.path.join(self.folder, "records.jsonl")
+        data = self.read(path).replace(b'"label":"ABSTAIN"', b'"label":"HEDGE"', 1)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        result = run_cli("verify-run", self.folder)
+        self.assertEqual(result.code, 1)
+        self.assertEqual([m["path"] for m in result.json()["mismatched"]], ["records.jsonl"])
+
+    def test_deleted_and_added_files(self):
+        os.remove(os.path.join(self.folder, "summary.csv"))
+        with open(os.path.join(self.folder, "notes.txt"), "w") as handle:
+            handle.write("added")
+        report = run_cli("verify-run", self.folder).json()
+        self.assertEqual((report["missing"], report["unexpected"]), (["summary.csv"], ["notes.txt"]))
+
+    def test_missing_catalog_is_a_message_not_a_traceback(self):
+        os.remove(os.path.join(self.folder, ehq_ref.CATALOG))
+        result = run_process("verify-run", self.folder)
+        self.assertEqual(result.code, 1)
+        self.assertIn("no artifact_catalog.json", result.err)
+        self.assertNotIn("Traceback", result.err)
+
+    def test_broken_event_chain(self):
+        path = os.path.join(self.folder, "events.jsonl")
+        lines = self.read(path).split(b"\n")
+        del lines[2]
+        with open(path, "wb") as handle:
+            handle.write(b"\n".join(lines))
+        write_catalog_again = ehq_ref.write_catalog
+        write_catalog_again(self.folder)  # hashes now match; only the chain is broken
+        report = ehq_ref.verify_run(self.folder)
+        self.assertFalse(report["valid"])
+        self.assertEqual(report["events"]["first_bad_line"], 3)
+
+
+class ProgressAndCliTest(RunnerCase):
+    def test_json_events_and_quiet(self):
+        result = run_process("run", "--output", self.path("runs"), "--run-id", "j", "--json-events", "--bootstrap", 50,
+                             "--limit", 12, cwd=self.tmp)
+        self.assertEqual(result.code, 0, result.err)
+        events = [json.loads(line) for line in result.err.splitlines()]
+        steps = [e for e in events if e["event"] == "progress"]
+        self.assertEqual([s["completed"] for s in steps], [1, 5, 10, 12])
+        self.assertEqual(steps[-1]["percent"], 100.0)
+        self.assertIn("SIMULATED", result.out)
+        quiet = run_process("run", "--output", self.path("runs"), "--run-id", "q", "--quiet", "--bootstrap", 50,
+                            "--limit", 4, cwd=self.tmp)
+        self.assertEqual((quiet.code, quiet.err), (0, ""))
+
+    def test_text_progress_line(self):
+        result = run_process("run", "--output", self.path("runs"), "--run-id", "t", "--bootstrap", 50, "--limit", 5,
+                             cwd=self.tmp)
+        self.assertRegex(result.err, r"\[ehq_ref\] 5/5 \(100\.00%\) \| valid: \d+ \| conf: \d+ \| fail: 0 \| "
+                                     r"excluded: \d+ \| [\d,]+/min \| ETA 0s")
+
+    def test_status_of_a_finished_run(self):
+        ehq_ref.run_evaluation(self.options(limit=4))
+        status = run_cli("status", self.path("runs", "r")).json()
+        self.assertEqual((status["status"], status["final_records"], status["percent"]), ("completed_verified", 4, 100.0))
+
+    def test_init_study(self):
+        result = run_cli("init", self.path("study"))
+        self.assertEqual(result.code, 0, result.err)
+        self.assertEqual(sorted(os.listdir(self.path("study"))), [".env.example", "items.json", "models.json"])
+        env = self.read(self.path("study", ".env.example")).decode()
+        self.assertIn("OPENAI_API_KEY=\n", env)
+        self.assertTrue(all(line.endswith("=") for line in env.splitlines() if not line.startswith("#")))
+        again = run_cli("init", self.path("study"))
+        self.assertEqual(again.code, 2)
+        self.assertIn("already exist(s); use --force", again.err)
+        self.assertEqual(run_cli("init", self.path("study"), "--force").code, 0)
+        registry = ehq_ref.load_registry(self.path("study", "models.json"))
+        self.assertIn("offline-demo", registry)
+
+
+if __name__ == "__main__":
+    unittest.main()
