@@ -14,7 +14,7 @@ def tree(folder):
         for name in names:
             full = os.path.join(base, name)
             with open(full, "rb") as handle:
-                files[os.path.relpath(full, folder)] = handle.read()
+                files[os.path.relpath(full, folder).replace(os.sep, "/")] = handle.read()
     return files
 
 
@@ -130,7 +130,7 @@ class DemoTest(TempDirTestCase):
             self.assertEqual(committed[name], fresh[name], name)
 
     def test_demo_shape_and_config_hash(self):
-        summary = ehq_ref.demo(self.path("d"), seed=42, samples=200)
+        summary = ehq_ref.demo(self.path("d"), seed=42, samples=200)["chi"]
         config = ehq_ref.load_json_file(self.path("d", "config.json"))
         self.assertEqual(summary["config_hash"], ehq_ref.hash_value(config))
         trajectory = ehq_ref.verify_log(self.path("d", "trajectory.jsonl"))
@@ -146,8 +146,8 @@ class DemoTest(TempDirTestCase):
         self.assertLess(summary["chis"]["chi"], high)
 
     def test_two_seeds_give_different_files(self):
-        ehq_ref.demo(self.path("a"), seed=1, samples=50)
-        ehq_ref.demo(self.path("b"), seed=2, samples=50)
+        ehq_ref.write_chi_demo(self.path("a"), seed=1, samples=50)
+        ehq_ref.write_chi_demo(self.path("b"), seed=2, samples=50)
         first, second = tree(self.path("a")), tree(self.path("b"))
         for name in ("config.json", "summary.json", "trajectory.jsonl"):
             self.assertNotEqual(first[name], second[name], name)

@@ -11,6 +11,7 @@ import unittest
 
 from fake_provider import FakeProvider, Reply, chat_success
 from support import EXAMPLES, KIT, TempDirTestCase, ehq_ref, run_cli, run_process
+from test_cli import tree
 
 CANARY = "sk-canary-runner-91c4e7a2b6d3f0"
 QUESTIONS = {item["question"]: item["question_id"] for item in ehq_ref.EXAMPLE_ITEMS}
@@ -79,10 +80,13 @@ class OfflineRunTest(RunnerCase):
         self.assertEqual(ehq_ref.run_status(folder)["status"], "completed_verified")
 
     def test_reproducible_runs_are_byte_identical(self):
-        first = ehq_ref.run_evaluation(self.options(output=self.path("a")))["run_dir"]
-        second = ehq_ref.run_evaluation(self.options(output=self.path("b")))["run_dir"]
-        for name in sorted(os.listdir(first)):
-            self.assertEqual(self.read(first, name), self.read(second, name), name)
+        first = ehq_ref.run_evaluation(self.options(output=self.path("a"), targets=(0.5, 0.9)))["run_dir"]
+        second = ehq_ref.run_evaluation(self.options(output=self.path("b"), targets=(0.5, 0.9)))["run_dir"]
+        one, two = tree(first), tree(second)
+        self.assertEqual(sorted(one), sorted(two))
+        self.assertIn("figures/targets.svg", one)
+        for name in one:
+            self.assertEqual(one[name], two[name], name)
 
     def test_records_score_unchanged_with_the_score_command(self):
         folder = ehq_ref.run_evaluation(self.options())["run_dir"]
