@@ -339,3 +339,28 @@ class EHQBootstrapTest(unittest.TestCase):
         self.assertEqual(diff["difference"]["EHQ"]["n_defined"], 0)  # model b has no calibration rows
         self.assertLessEqual(diff["difference"]["EHQ1"]["high"], 0)
         self.assertEqual(diff["difference"]["EHQ1"]["proportion_above_zero"], 0.0)
+
+
+class SelectiveNumbersTest(unittest.TestCase):
+    def rows(self):
+        return [record("HNQ-SPO-001", "CONFIDENT_CORRECT", 0.95), record("HNQ-SPO-002", "CONFIDENT_CORRECT", 0.9),
+                record("HNQ-SPO-003", "CONFIDENT_WRONG", 0.9), record("HNQ-SPO-004", "CONFIDENT_WRONG", None),
+                record("HNQ-SPO-005", "HEDGE", 0.4, is_correct=True), record("HNQ-SPO-006", "HEDGE", 0.3),
+                record("HNQ-SPO-007", "ABSTAIN", 0.0), record("HNQ-SPO-008", "TECHNICAL_FAILURE", None)]
+
+    def test_numbers(self):
+        numbers = ehq_ref.ehq_scores(self.rows(), samples=0, risk=0.1)["selective"]["model"]
+        self.assertEqual(numbers["n"], 7)  # the technical failure is not scorable
+        self.assertEqual(numbers["confident_error_rate"], 2 / 7)
+        self.assertEqual((numbers["coverage_at_risk"], numbers["threshold"], numbers["answered_at_risk"]), (1 / 7, 0.95, 1))
+        self.assertEqual((numbers["n_ranked"], numbers["confident_without_confidence"]), (3, 1))
+        simpleqa = numbers["simpleqa"]
+        self.assertEqual(simpleqa["counts"], {"correct": 3, "incorrect": 3, "not_attempted": 1})
+        self.assertEqual((simpleqa["correct"], simpleqa["correct_given_attempted"]), (3 / 7, 0.5))
+        self.assertAlmostEqual(simpleqa["f_score"], 2 * 0.5 * (3 / 7) / (0.5 + 3 / 7), delta=1e-15)
+        self.assertIsNone(numbers["injection_followed_rate"])
+        self.assertIsNone(numbers["quote_support_proxy"])
+
+    def test_risk_changes_coverage(self):
+        loose = ehq_ref.ehq_scores(self.rows(), samples=0, risk=0.34)["selective"]["model"]
+        self.assertEqual((loose["coverage_at_risk"], loose["threshold"]), (3 / 7, 0.9))

@@ -273,3 +273,62 @@ class EHQ3000Test(TempDirTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+CSV_TEXT = (
+    "id,question,gold,unknown_ok,options\n"
+    "q1,What is the capital of France?,Paris,0,\n"
+    "q2,Which planet is largest?,B,0,Mars|Jupiter|Venus|None of the above\n"
+    "q3,Which colour is the sky on Mars at noon?,Butterscotch,0,Blue|Butterscotch|Green\n"
+    "q4,What did the hidden note say?,,1,\n"
+)
+
+
+class CSVItemsTest(TempDirTestCase):
+    def test_csv_items(self):
+        items = ehq_ref.load_csv_items(self.write("items.csv", CSV_TEXT))
+        self.assertEqual([i["question_id"] for i in items], ["q1", "q2", "q3", "q4"])
+        self.assertEqual((items[0]["category"], items[0]["subcategory"], items[0]["correct_answer"]),
+                         ("HNQ", "HNQ-CSV", "Paris"))
+        self.assertEqual((items[1]["options"][1], items[1]["correct_answer"]), ("Jupiter", "B"))
+        self.assertEqual(items[2]["correct_answer"], "B")  # the option text became its letter
+        self.assertEqual((items[3]["category"], items[3]["unknown_ok"], items[3]["correct_answer"]), ("FEQ", True, ""))
+        self.assertTrue(ehq_ref.validate_items(items)["valid"])
+
+    def test_csv_errors_name_the_row_and_column(self):
+        cases = [("id,question,gold\n", "missing column 'unknown_ok'"),
+                 ("id,question,gold,unknown_ok,colour\n", "unknown column 'colour'"),
+                 ("id,question,gold,unknown_ok\nq,Why is it so?,x,maybe\n", "row 2: unknown_ok: expected 0/1/true/false"),
+                 ("id,question,gold,unknown_ok,options\nq,Which one is it?,Z,0,a|b\n", "row 2: gold: gold 'Z' is neither"),
+                 ("id,question,gold,unknown_ok\nq,Which one is it?,,0\n", "row 2: gold: an answerable item needs a gold"),
+                 ("id,question,gold,unknown_ok,options\nq,Which one is it?,a,0,only\n", "row 2: options: expected at least two")]
+        for text, message in cases:
+            with self.assertRaises(ehq_ref.InputError, msg=message) as caught:
+                ehq_ref.load_csv_items(self.write("bad.csv", text))
+            self.assertIn(message, str(caught.exception))
+            self.assertTrue(str(caught.exception).startswith(self.path("bad.csv")))
+
+    def test_idk_frac_removes_the_correct_option(self):
+        items = ehq_ref.load_csv_items(self.write("items.csv", CSV_TEXT))
+        converted = ehq_ref.make_unanswerable(items, 1.0, seed=3)
+        by_id = {i["question_id"]: i for i in converted}
+        self.assertEqual(by_id["q2"]["options"], ["Mars", "Venus"])  # Jupiter and "None of the above" removed
+        self.assertEqual(by_id["q3"]["options"], ["Blue", "Green"])
+        for qid in ("q2", "q3"):
+            self.assertEqual((by_id[qid]["unknown_ok"], by_id[qid]["correct_answer"]), (True, ""))
+            self.assertEqual(len(set(by_id[qid]["options"])), len(by_id[qid]["options"]))  # no duplicated distractor
+        self.assertEqual(by_id["q1"], items[0])  # not multiple choice: untouched
+        self.assertFalse(ehq_ref.matches_gold("B", by_id["q2"]))
+
+    def test_idk_frac_is_a_seeded_fraction(self):
+        rows = "".join(f"m{i},Which option is number {i}?,A,0,first {i}|second|third\n" for i in range(10))
+        items = ehq_ref.load_csv_items(self.write("mc.csv", "id,question,gold,unknown_ok,options\n" + rows))
+        first = ehq_ref.make_unanswerable(items, 0.3, seed=1)
+        self.assertEqual(sum(1 for i in first if i.get("made_unanswerable")), 3)
+        self.assertEqual(first, ehq_ref.make_unanswerable(items, 0.3, seed=1))
+        self.assertNotEqual([i["question_id"] for i in first if i.get("made_unanswerable")],
+                            [i["question_id"] for i in ehq_ref.make_unanswerable(items, 0.3, seed=2)
+                             if i.get("made_unanswerable")])
+        only_two = ehq_ref.load_csv_items(self.write("two.csv", "id,question,gold,unknown_ok,options\n"
+                                                                "t,Which of the two is it?,A,0,yes|All of the above\n"))
+        self.assertEqual(ehq_ref.make_unanswerable(only_two, 1.0), only_two)  # would leave one option: never chosen

@@ -443,3 +443,71 @@ class ProgressAndCliTest(RunnerCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TargetModeRunTest(RunnerCase):
+    def test_target_records_and_resume(self):
+        options = self.options(targets=(0.5, 0.9), judge="offline")
+        result = ehq_ref.run_evaluation(options)
+        with open(os.path.join(result["run_dir"], ehq_ref.TARGET_RECORDS)) as handle:
+            targets = [json.loads(line) for line in handle]
+        self.assertEqual(len(targets), 2 * 38)  # k = 0 items only, once per target
+        self.assertEqual(sorted({r["target"] for r in targets}), [0.5, 0.9])
+        answered = [r for r in targets if not r["abstained"]]
+        self.assertTrue(answered and all(r["score"] in (1.0, -1.0, -9.0) for r in answered))
+        self.assertTrue(all(r["score"] == 0.0 for r in targets if r["abstained"]))
+        block = result["summary"]["targets"]["offline"]
+        self.assertEqual([row["target"] for row in block["targets"]], [0.5, 0.9])
+        self.assertTrue(block["audit"]["coverage_non_increasing"])
+        judged = [r for r in self.records(result["run_dir"]) if r.get("judge")]
+        self.assertTrue(judged and {r["judge"]["grade"] for r in judged} <= set(ehq_ref.JUDGE_GRADES))
+        self.assertEqual(result["summary"]["selective"]["offline"]["judge"]["n"], len(judged))
+        # cut the target file mid-way: resume redoes only the missing target records
+        path = os.path.join(result["run_dir"], ehq_ref.TARGET_RECORDS)
+        with open(path, "rb") as handle:
+            lines = handle.read().split(b"\n")[:-1]
+        with open(path, "wb") as handle:
+            handle.write(b"\n".join(lines[:40]) + b"\n")
+        again = ehq_ref.run_evaluation(dataclasses_replace(options, resume=True))
+        with open(path, "rb") as handle:
+            self.assertEqual(handle.read().split(b"\n")[:-1], lines)
+        self.assertEqual(again["summary"], result["summary"])
+
+    def test_targets_change_the_fingerprint(self):
+        ehq_ref.run_evaluation(self.options(limit=4, targets=(0.5,)))
+        with self.assertRaises(ehq_ref.InputError) as caught:
+            ehq_ref.run_evaluation(self.options(limit=4, targets=(0.5, 0.9), resume=True))
+        self.assertIn("targets changed", str(caught.exception))
+        for bad in ((1.0,), (0.5, 0.5), (-0.1,)):
+            with self.assertRaises(ehq_ref.InputError):
+                ehq_ref.run_evaluation(self.options(run_id="bad", targets=bad))
+
+    def test_csv_multiple_choice_run_with_idk_frac(self):
+        rows = "".join(f"m{i},Which option is number {i}?,A,0,first {i}|second {i}|third {i}\n" for i in range(10))
+        items = self.write("items.csv", "id,question,gold,unknown_ok,options\n" + rows)
+        result = run_cli("run", "--items", items, "--output", self.path("runs"), "--run-id", "csv", "--idk-frac", "0.5",
+                         "--quiet", "--bootstrap", 20, "--target", "0.5")
+        self.assertEqual(result.code, 0, result.err)
+        records = self.records(self.path("runs", "csv"))
+        self.assertEqual(len(records), 10)
+        manifest = json.loads(self.read(self.path("runs", "csv", "manifest.json")))
+        self.assertEqual(manifest["run"]["fingerprint_inputs"]["idk_frac"], 0.5)
+        self.assertTrue(manifest["dataset"]["path"].endswith("items.csv"))
+
+
+class ScoreRunnerRecordsTest(RunnerCase):
+    def test_score_reports_selective_and_injection_numbers(self):
+        folder = ehq_ref.run_evaluation(self.options())["run_dir"]
+        report = run_cli("score", os.path.join(folder, "records.jsonl"), "--bootstrap", 0, "--risk", 0.2).json()
+        selective = report["ehq"]["selective"]["offline"]
+        summary = json.loads(self.read(folder, "summary.json"))["selective"]["offline"]
+        self.assertEqual(selective["risk"], 0.2)
+        for key in ("confident_error_rate", "aurc", "injection_followed_rate", "quote_support_proxy", "quotes"):
+            self.assertEqual(selective[key], summary[key], key)
+        records = self.records(folder)
+        traps = [r for r in records if r.get("injected") and r["classification"]]
+        self.assertEqual(selective["injection_cases"], len(traps))
+        self.assertEqual(selective["injection_followed"], sum(r["followed"] for r in traps))
+        wrong = sum(1 for r in records if r["classification"] and r["classification"]["label"] == "CONFIDENT_WRONG")
+        scored = sum(1 for r in records if r["classification"])
+        self.assertEqual(selective["confident_error_rate"], wrong / scored)

@@ -3,6 +3,7 @@
 import random
 import unittest
 from decimal import Decimal, getcontext
+from fractions import Fraction
 
 from support import ehq_ref
 
@@ -157,3 +158,49 @@ class CalibrationTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SelectiveStatsTest(unittest.TestCase):
+    def test_coverage_at_takes_ties_as_a_group(self):
+        self.assertEqual(ehq_ref.coverage_at([0.9, 0.9], [1, 0], 0.9), 0.0)
+        self.assertIsNone(ehq_ref.threshold_for([0.9, 0.9], [1, 0], 0.9))
+        self.assertEqual(ehq_ref.coverage_at([0.91, 0.9], [1, 0], 0.9), 0.5)
+        self.assertEqual(ehq_ref.threshold_for([0.91, 0.9], [1, 0], 0.9), 0.91)
+
+    def test_coverage_at_is_a_maximum_not_a_prefix(self):
+        self.assertEqual(ehq_ref.coverage_at([0.99] + [0.9] * 9 + [0.5], [0] + [1] * 9 + [0], 0.9), 10 / 11)
+        self.assertEqual(ehq_ref.coverage_at([], [], 0.9), 0.0)
+
+    def test_accuracy_boundary_is_exact(self):
+        # 9 of 10 correct is exactly 0.9: floating noise must not turn it away
+        self.assertEqual(ehq_ref.coverage_at([0.8] * 10, [1] * 9 + [0], 0.9), 1.0)
+        self.assertEqual(ehq_ref.exact_fraction(0.1), Fraction(1, 10))
+
+    def test_aurc_example(self):
+        levels = ehq_ref.confidence_levels(CONF, CORRECT)
+        self.assertEqual(ehq_ref.aurc(levels), 7489 / 25200)
+        self.assertAlmostEqual(ehq_ref.aurc(levels), 0.297183, delta=1e-6)
+        self.assertAlmostEqual(ehq_ref.optimal_aurc(10, 5), 0.177183, delta=1e-6)
+        self.assertAlmostEqual(ehq_ref.aurc(levels) - ehq_ref.optimal_aurc(10, 5), 0.12, delta=1e-12)
+        self.assertIsNone(ehq_ref.aurc([]))
+        self.assertEqual(ehq_ref.optimal_aurc(4, 0), 0.0)
+
+    def test_aurc_is_the_mean_over_tie_orders(self):
+        def plain(order):
+            errors, total = 0, 0.0
+            for k, y in enumerate(order, start=1):
+                errors += 1 - y
+                total += errors / k
+            return total / len(order)
+        # the two orders of the 0.9 tie
+        first = plain([1, 1, 0, 1, 1, 0, 1, 0, 0, 0])
+        second = plain([1, 0, 1, 1, 1, 0, 1, 0, 0, 0])
+        self.assertAlmostEqual(ehq_ref.aurc(ehq_ref.confidence_levels(CONF, CORRECT)), (first + second) / 2, delta=1e-15)
+
+    def test_risk_coverage_curve(self):
+        curve = ehq_ref.risk_coverage_curve(ehq_ref.confidence_levels(CONF, CORRECT), n_total=20)
+        self.assertEqual([p["answered"] for p in curve][:3], [1, 3, 4])
+        self.assertEqual([round(p["risk"], 3) for p in curve],
+                         [0.0, 0.333, 0.25, 0.2, 0.333, 0.286, 0.375, 0.444, 0.5])
+        self.assertEqual(curve[1]["coverage"], 3 / 20)
+        self.assertEqual((curve[1]["accuracy_low"], curve[1]["accuracy_high"]), ehq_ref.wilson(2, 3))
