@@ -204,3 +204,11 @@ class SelectiveStatsTest(unittest.TestCase):
                          [0.0, 0.333, 0.25, 0.2, 0.333, 0.286, 0.375, 0.444, 0.5])
         self.assertEqual(curve[1]["coverage"], 3 / 20)
         self.assertEqual((curve[1]["accuracy_low"], curve[1]["accuracy_high"]), ehq_ref.wilson(2, 3))
+
+
+class DoctestTest(unittest.TestCase):
+    def test_docstring_examples(self):
+        import doctest
+        result = doctest.testmod(ehq_ref)
+        self.assertEqual(result.failed, 0)
+        self.assertGreaterEqual(result.attempted, 5)
