@@ -708,7 +708,11 @@ class ChainedLog:
         self._thread_lock = threading.Lock()  # flock does not exclude threads sharing one file
 
     def close(self):
-        self._handle.close()
+        """Close the log (a non-durable log is fsynced once, here)."""
+        if not self._handle.closed:
+            if not self.durable:
+                os.fsync(self._handle.fileno())
+            self._handle.close()
 
     def __enter__(self):
         return self
@@ -2562,9 +2566,6 @@ def read_items_for_run(path, **validation):
 # PCQ items are real 2024 events (post-cutoff only for models with an earlier
 # cutoff); FEQ entities are invented; CCQ documents are synthetic. Two items
 # carry an injection trap ("injected": the answer an embedded instruction pushes for).
-
-EXAMPLE_ITEMS_NAME = "ehq_ref example items v1"
-
 
 def _fabricated(qid, subcategory, question, entity, kind):
     return {"question_id": qid, "category": "FEQ", "subcategory": subcategory, "question": question,
@@ -4837,14 +4838,19 @@ def map_concurrently(function, items, concurrency=1):
     with concurrent.futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
         pending = set()
         iterator = iter(items)
-        for item in itertools.islice(iterator, concurrency * 2):
-            pending.add(pool.submit(function, item))
-        while pending:
-            done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
-            for item in itertools.islice(iterator, len(done)):
+        try:
+            for item in itertools.islice(iterator, concurrency * 2):
                 pending.add(pool.submit(function, item))
+            while pending:
+                done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+                for item in itertools.islice(iterator, len(done)):
+                    pending.add(pool.submit(function, item))
+        except BaseException:  # Ctrl+C or a failure: queued work is cancelled, running calls finish
+            for future in pending:
+                future.cancel()
+            raise
 
 
 # ============================================================================
@@ -5831,6 +5837,8 @@ def verify_run(folder):
         if size != expected.get("bytes"):
             report["size_mismatched"].append({"path": relative, "expected": expected.get("bytes"), "actual": size})
     report["unexpected"] = sorted(present - set(artifacts))
+    report["missing"] += [f"{name} (not in the catalog)" for name in RUN_LAYOUT
+                          if name != "figures" and name not in artifacts]
     if os.path.exists(os.path.join(folder, "events.jsonl")):
         report["events"] = verify_log(os.path.join(folder, "events.jsonl"))
     report["valid"] = not (report["missing"] or report["mismatched"] or report["size_mismatched"]
@@ -5939,24 +5947,27 @@ def classifier_sensitivity(records):
     """Per model: how many answers the two classifiers label differently, and each one's EHQ.
 
     A measurement-sensitivity figure: the same answers scored under ehq-1.1.4 and
-    ehq_ref-1.
+    ehq_ref-1. ``records`` is a list of runner records, or a function returning a
+    fresh iterable of them (so a JSONL file is read again instead of held).
     """
+    fresh = records if callable(records) else (lambda: records)
     result = {}
-    for model in sorted({r["model"] for r in records}):
-        mine = [r for r in records if r["model"] == model and r.get("classifications")]
-        transitions = {}
-        for record in mine:
+    for record in fresh():
+        entry = result.setdefault(record["model"], {"classifiers": list(CLASSIFIERS), "n_compared": 0, "n_differ": 0,
+                                                    "transitions": {}, "EHQ": {}})
+        if record.get("classifications"):
+            entry["n_compared"] += 1
             a, b = (record["classifications"][name]["label"] for name in CLASSIFIERS)
             if a != b:
-                transitions[f"{a}->{b}"] = transitions.get(f"{a}->{b}", 0) + 1
-        result[model] = {"classifiers": list(CLASSIFIERS), "n_compared": len(mine),
-                         "n_differ": sum(transitions.values()), "transitions": dict(sorted(transitions.items())),
-                         "EHQ": {}}
+                entry["n_differ"] += 1
+                entry["transitions"][f"{a}->{b}"] = entry["transitions"].get(f"{a}->{b}", 0) + 1
+    for entry in result.values():
+        entry["transitions"] = dict(sorted(entry["transitions"].items()))
     for name in CLASSIFIERS:
-        scored = ehq_scores(records, samples=0, labels=name)["models"]
+        scored = ehq_scores(fresh(), samples=0, labels=name)["models"]
         for model, scores in scored.items():
             result[model]["EHQ"][name] = {key: scores["overall"][key] for key in ("EHQ1", "EHQ2", "EHQ3", "EHQ")}
-    return result
+    return dict(sorted(result.items()))
 
 
 def usage_totals(records, routes):
@@ -6174,7 +6185,8 @@ def gate_source(path, risk=DEFAULT_RISK):
         if summary["settings"].get("risk") != risk:
             records = read_run_records(os.path.join(path, "records.jsonl"))[0]
             settings = summary["settings"]
-            scored = ehq_scores(records, tuple(settings["weights"].values()), settings["n_bins"], samples=0, risk=risk)
+            weights = tuple(settings["weights"][name] for name in EHQ_COMPONENTS)
+            scored = ehq_scores(records, weights, settings["n_bins"], samples=0, risk=risk)
             summary = dict(summary, selective=scored["selective"], settings=dict(settings, risk=risk))
         return summary
     summary = load_json_file(path)
@@ -6558,6 +6570,8 @@ def score_document(document, **options):
         records = require_list(document["records"], "$.records")
         report["ehq"] = ehq_scores(((f"$.records[{i}]", r) for i, r in enumerate(records)),
                                    **dict(SCORE_OPTIONS, **options))
+        if records and isinstance(records[0], dict) and "question_id" in records[0]:
+            report["ehq"]["classifier_sensitivity"] = classifier_sensitivity(records)
     if len(report) == 1:
         raise InputError("nothing to score: give labelled records, capacities (CHI) or factors / lure_outcomes (Q_M)",
                          path="$")
@@ -6595,6 +6609,9 @@ def score_file(path, **options):
         if is_jsonl(path):
             ehq = ehq_scores(iter_jsonl(path), **dict(SCORE_OPTIONS, **options))
             report = {"kit": {"name": "ehq_ref", "version": __version__}, "ehq": ehq}
+            first = next(iter_jsonl(path), (None, {}))[1]
+            if "question_id" in first:
+                ehq["classifier_sensitivity"] = classifier_sensitivity(lambda: (r for _, r in iter_jsonl(path)))
         else:
             report = score_document(load_json_file(path), **options)
     report["input"] = {"file": path, "sha256": sha256_file(path)[0]}

@@ -97,6 +97,7 @@ class OfflineRunTest(RunnerCase):
         self.assertEqual(alternative["models"]["offline"]["overall"]["EHQ"],
                          summary["classifier_sensitivity"]["offline"]["EHQ"]["ehq_ref-1"]["EHQ"])
         self.assertGreater(summary["classifier_sensitivity"]["offline"]["n_differ"], 0)
+        self.assertEqual(scored["ehq"]["classifier_sensitivity"], summary["classifier_sensitivity"])
 
     def test_examples_file_is_the_embedded_set(self):
         with open(os.path.join(EXAMPLES, "items.json"), "rb") as handle:
@@ -380,6 +381,15 @@ class VerifyRunTest(RunnerCase):
             handle.write("added")
         report = run_cli("verify-run", self.folder).json()
         self.assertEqual((report["missing"], report["unexpected"]), (["summary.csv"], ["notes.txt"]))
+
+    def test_a_core_file_dropped_from_disk_and_catalog(self):
+        os.remove(os.path.join(self.folder, "records.jsonl"))
+        catalog = ehq_ref.load_json_file(os.path.join(self.folder, ehq_ref.CATALOG))
+        del catalog["artifacts"]["records.jsonl"]
+        ehq_ref.write_json(os.path.join(self.folder, ehq_ref.CATALOG), catalog)
+        report = ehq_ref.verify_run(self.folder)
+        self.assertFalse(report["valid"])
+        self.assertEqual(report["missing"], ["records.jsonl (not in the catalog)"])
 
     def test_missing_catalog_is_a_message_not_a_traceback(self):
         os.remove(os.path.join(self.folder, ehq_ref.CATALOG))
