@@ -2136,6 +2136,7 @@ class EHQScorer:
         return dict(result, models=[model_a, model_b])
 
     def settings(self):
+        """The scoring conventions, recorded with every result."""
         return {"weights": dict(zip(EHQ_COMPONENTS, self.weights)), "n_bins": self.n_bins, "scheme": self.scheme,
                 "closed": self.closed if self.scheme == "width" else None, "confidence": self.confidence,
                 "bootstrap": {"method": EHQ_BOOTSTRAP_METHOD, "samples": self.samples, "seed": self.seed,
@@ -5354,6 +5355,7 @@ class Progress:
         self.every = 5 if total <= 20 else 10 if total <= 100 else 25 if total <= 500 else 100
 
     def emit(self, name, **fields):
+        """Report a named event (JSON line, or "[name] k=v" text; silent when quiet)."""
         if self.mode == "json":
             self.stream.write(canonical_json(dict({"event": name}, **fields)) + "\n")
         elif self.mode == "text" and name not in ("progress",):
@@ -5871,6 +5873,54 @@ def run_status(folder):
     return {"status": state, "run_id": manifest["run"]["run_id"], "fingerprint": manifest["run"]["fingerprint"],
             "models": per_model, "expected_records": expected, "final_records": done,
             "percent": round(100 * done / expected, 2) if expected else None, "torn_last_line": bool(torn)}
+
+
+# --- Shards -----------------------------------------------------------------------------------------
+
+
+def check_shards(folders):
+    """The manifests of shard runs that may merge: all verify, share one base fingerprint, cover 1..N once."""
+    manifests = []
+    for folder in folders:
+        check = verify_run(folder)
+        if not check["valid"]:
+            raise IntegrityError(f"{folder}: does not verify ({check['problem'] or 'see verify-run'}); merge refused")
+        manifests.append(load_json_file(os.path.join(folder, "manifest.json")))
+    if len({m["run"]["base_fingerprint"] for m in manifests}) != 1:
+        raise InputError("the runs have different fingerprints (different inputs); only shards of one run merge")
+    shards = [m["run"]["shard"] for m in manifests]
+    if any(s is None for s in shards):
+        raise InputError("only shard runs (run --shard K/N) can be merged")
+    n, ks = shards[0]["n"], sorted(s["k"] for s in shards)
+    if any(s["n"] != n for s in shards) or ks != list(range(1, n + 1)):
+        raise InputError(f"expected shards 1..{n} exactly once each, got {ks} of {sorted({s['n'] for s in shards})}")
+    return manifests
+
+
+def shard_records(folders, manifest):
+    """All records of the shard runs in canonical order: (records, target records).
+
+    Refused when two shards hold the same model x item or when any is missing.
+    """
+    records, seen, targets = [], set(), []
+    for folder in folders:
+        targets += read_run_records(os.path.join(folder, TARGET_RECORDS))[0]
+        for record in read_run_records(os.path.join(folder, "records.jsonl"))[0]:
+            key = (record["model"], record["question_id"])
+            if key in seen:
+                raise InputError(f"shards overlap: model {key[0]!r} item {key[1]!r} appears twice")
+            seen.add(key)
+            records.append(record)
+    ids = manifest["selection"]["question_ids"]
+    expected = {(model, qid) for model in manifest["models"] for qid in ids}
+    if seen != expected:
+        raise InputError(f"the shards leave a gap: {len(expected - seen)} model x item record(s) missing")
+    position = {qid: i for i, qid in enumerate(ids)}
+    models = {model: i for i, model in enumerate(manifest["models"])}
+    order = {t: i for i, t in enumerate(manifest.get("targets") or [])}
+    records.sort(key=lambda r: (models[r["model"]], position[r["question_id"]]))
+    targets.sort(key=lambda r: (models[r["model"]], order[r["target"]], position[r["question_id"]]))
+    return records, targets
 
 
 # --- Study set-up ---------------------------------------------------------------------------------
@@ -6690,44 +6740,12 @@ def merge_runs(folders, output, *, options=None):
     """Merge shard runs of one fingerprint into one verified run directory; returns its summary.
 
     Refused: a shard that does not verify, mixed base fingerprints, a shard given
-    twice or missing (a gap), and records that overlap.
+    twice or missing (a gap), and records that overlap (see check_shards).
     """
     options = options or RunOptions()
-    manifests = []
-    for folder in folders:
-        check = verify_run(folder)
-        if not check["valid"]:
-            raise IntegrityError(f"{folder}: does not verify ({check['problem'] or 'see verify-run'}); merge refused")
-        manifests.append(load_json_file(os.path.join(folder, "manifest.json")))
-    bases = {m["run"]["base_fingerprint"] for m in manifests}
-    if len(bases) != 1:
-        raise InputError("the runs have different fingerprints (different inputs); only shards of one run merge")
-    shards = [m["run"]["shard"] for m in manifests]
-    if any(s is None for s in shards):
-        raise InputError("only shard runs (run --shard K/N) can be merged")
-    n = shards[0]["n"]
-    ks = sorted(s["k"] for s in shards)
-    if any(s["n"] != n for s in shards) or ks != list(range(1, n + 1)):
-        raise InputError(f"expected shards 1..{n} exactly once each, got {ks} of {sorted({s['n'] for s in shards})}")
-    records, seen, targets = [], set(), []
-    for folder in folders:
-        targets += read_run_records(os.path.join(folder, TARGET_RECORDS))[0]
-        for record in read_run_records(os.path.join(folder, "records.jsonl"))[0]:
-            key = (record["model"], record["question_id"])
-            if key in seen:
-                raise InputError(f"shards overlap: model {key[0]!r} item {key[1]!r} appears twice")
-            seen.add(key)
-            records.append(record)
+    manifests = check_shards(folders)
+    records, targets = shard_records(folders, manifests[0])
     first = manifests[0]
-    ids = first["selection"]["question_ids"]
-    expected = {(model, qid) for model in first["models"] for qid in ids}
-    if seen != expected:
-        raise InputError(f"the shards leave a gap: {len(expected - seen)} model x item record(s) missing")
-    position = {qid: i for i, qid in enumerate(ids)}
-    models = {model: i for i, model in enumerate(first["models"])}
-    records.sort(key=lambda r: (models[r["model"]], position[r["question_id"]]))
-    order = {t: i for i, t in enumerate(first.get("targets") or [])}
-    targets.sort(key=lambda r: (models[r["model"]], order[r["target"]], position[r["question_id"]]))
     manifest = json.loads(json.dumps(first))
     manifest["run"].update(shard=None, fingerprint=hash_value(dict(first["run"]["fingerprint_inputs"], shard=None)),
                            run_id=os.path.basename(os.path.abspath(output)),
@@ -6792,6 +6810,7 @@ def _emit(report):
 
 
 def cmd_score(args):
+    """`score`: print the score report of a file."""
     _emit(score_file(args.file, **score_options(args)))
     return EXIT_OK
 
@@ -6804,6 +6823,7 @@ def score_options(args):
 
 
 def cmd_validate(args):
+    """`validate`: print the validation report; exit 1 when invalid, 2 when unreadable."""
     try:
         report = validate_file(args.file, expected_total=args.expected_total,
                                expected_per_category=args.expected_per_category,
@@ -6824,16 +6844,19 @@ def cmd_validate(args):
 
 
 def cmd_sweep(args):
+    """`sweep`: print the EIMC report of a sweep file."""
     _emit(sweep_file(args.file))
     return EXIT_OK
 
 
 def cmd_log(args):
+    """`log`: append one chained CHI event and print it."""
     _emit(log_event_file(args.file, args.output, durable=not args.no_fsync))
     return EXIT_OK
 
 
 def cmd_verify_log(args):
+    """`verify-log`: print the chain report; exit 1 when it is broken."""
     report = verify_log(args.file, anchor=args.anchor)
     _emit(report)
     if not report["valid"]:
@@ -6844,6 +6867,7 @@ def cmd_verify_log(args):
 
 
 def cmd_demo(args):
+    """`demo`: regenerate the seeded demo."""
     summary = demo(args.output, args.seed, samples=args.samples)
     sys.stderr.write(f"wrote {args.output}/config.json, summary.json, trajectory.jsonl and run/ "
                      f"(seed {args.seed}; synthetic CHI {summary['chi']['chis']['chi']:.2f}; simulated EHQ "
@@ -6871,6 +6895,7 @@ def run_options(args):
 
 
 def cmd_run(args):
+    """`run`: run an evaluation; print the table (or JSON) and return its exit code."""
     result = run_evaluation(run_options(args))
     if args.json:
         _emit({"run_dir": result["run_dir"], "summary": result["summary"], "exit_code": result["exit_code"]})
@@ -6883,6 +6908,7 @@ def cmd_run(args):
 
 
 def cmd_gate(args):
+    """`gate`: print the gate report; exit 1 on a regression."""
     summary = gate_source(args.run, args.risk)
     report = gate_report(summary, load_json_file(args.baseline), tolerance=args.tolerance, risk=args.risk,
                          baseline_path=args.baseline, model=args.model)
@@ -6896,6 +6922,7 @@ def cmd_gate(args):
 
 
 def cmd_verify_run(args):
+    """`verify-run`: print the verification report; exit 1 when the run does not verify."""
     report = verify_run(args.run_dir)
     _emit(report)
     if not report["valid"]:
@@ -6908,11 +6935,13 @@ def cmd_verify_run(args):
 
 
 def cmd_status(args):
+    """`status`: print the progress of a run directory."""
     _emit(run_status(args.run_dir))
     return EXIT_OK
 
 
 def cmd_merge(args):
+    """`merge`: merge shard runs and print the table."""
     result = merge_runs(args.run_dirs, args.output)
     sys.stdout.write(format_run_table(result["summary"]))
     sys.stdout.write(f"merged run directory: {args.output}\n")
@@ -6920,6 +6949,7 @@ def cmd_merge(args):
 
 
 def cmd_init(args):
+    """`init`: create a study folder and print the next steps."""
     written = init_study(args.folder, force=args.force)
     sys.stdout.write("".join(f"wrote {path}\n" for path in written))
     sys.stdout.write(f"next steps:\n  cp {args.folder}/.env.example {args.folder}/.env   # then fill in the keys you use\n"
