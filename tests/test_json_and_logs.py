@@ -38,8 +38,11 @@ class StrictJSONTest(unittest.TestCase):
     def test_syntax_error_names_line_and_column(self):
         with self.assertRaises(InputError) as caught:
             ehq_ref.loads_strict('{\n "a": 1,\n}', source="f.json")
-        self.assertEqual(str(caught.exception), "f.json: invalid JSON: Expecting property name enclosed in "
-                                                "double quotes (line 3, column 1)")
+        # the parser's own wording changes between Python versions; the place is ours to report
+        self.assertRegex(str(caught.exception), r"^f\.json: invalid JSON: .+ \(line [23], column \d+\)$")
+        with self.assertRaises(InputError) as caught:
+            ehq_ref.loads_strict('[1, 2', source="g.json")
+        self.assertRegex(str(caught.exception), r"^g\.json: invalid JSON: .+ \(line 1, column 6\)$")
 
     def test_valid_json_round_trips(self):
         self.assertEqual(ehq_ref.loads_strict('{"a": [1, 2.5, true, null, "é"]}'),

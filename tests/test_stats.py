@@ -209,6 +209,6 @@ class SelectiveStatsTest(unittest.TestCase):
 class DoctestTest(unittest.TestCase):
     def test_docstring_examples(self):
         import doctest
-        result = doctest.testmod(ehq_ref)
+        result = doctest.testmod(ehq_ref, verbose=False)
         self.assertEqual(result.failed, 0)
         self.assertGreaterEqual(result.attempted, 5)
