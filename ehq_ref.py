@@ -5081,6 +5081,11 @@ class RunOptions:
     risk: float = DEFAULT_RISK
     baseline: str | None = None
     tolerance: float = 0.02
+    n_bins: int = 10
+    scheme: str = "width"
+    closed: str = "left"
+    confidence: float = 0.95
+    compare: tuple = ()
 
 
 class RunContext:
@@ -5548,7 +5553,9 @@ def build_manifest(options, inputs, prompts, secrets, run_id):
                      "max_retries": options.max_retries, "max_wait": options.max_wait, "cache": options.use_cache,
                      "max_failure_rate": options.max_failure_rate, "weights": list(options.weights),
                      "bootstrap": options.bootstrap, "bootstrap_seed": options.bootstrap_seed, "risk": options.risk,
-                     "baseline": options.baseline, "tolerance": options.tolerance},
+                     "baseline": options.baseline, "tolerance": options.tolerance, "n_bins": options.n_bins,
+                     "scheme": options.scheme, "closed": options.closed, "confidence": options.confidence,
+                     "compare": [list(pair) for pair in options.compare]},
     }
 
 
@@ -6047,8 +6054,9 @@ def summarize_run(records, manifest, options, target_records=()):
     A pure function of the records and the scoring settings: a run resumed or
     merged from shards has the same summary as an uninterrupted one.
     """
-    scored = ehq_scores(records, options.weights, samples=options.bootstrap, seed=options.bootstrap_seed,
-                        risk=options.risk)
+    scored = ehq_scores(records, options.weights, options.n_bins, scheme=options.scheme, closed=options.closed,
+                        samples=options.bootstrap, seed=options.bootstrap_seed, confidence=options.confidence,
+                        compare=options.compare, risk=options.risk)
     rows, failures, exclusions = [], {}, {}
     for model in manifest["models"]:
         mine = [r for r in records if r["model"] == model]
@@ -6073,6 +6081,7 @@ def summarize_run(records, manifest, options, target_records=()):
             "models": rank_models(rows), "scores": scored["models"], "selective": scored["selective"],
             "targets": target_summary(target_records, manifest.get("targets") or [], manifest["models"])
             if manifest.get("targets") else None,
+            "comparisons": scored["comparisons"],
             "classifier_sensitivity": classifier_sensitivity(records), "technical_failures": failures,
             "exclusions": exclusions, "usage": usage_totals(records, manifest["registry"]["routes"]),
             "adjudication": manifest.get("adjudication")}
@@ -6234,7 +6243,8 @@ def gate_source(path, risk=DEFAULT_RISK):
             records = read_run_records(os.path.join(path, "records.jsonl"))[0]
             settings = summary["settings"]
             weights = tuple(settings["weights"][name] for name in EHQ_COMPONENTS)
-            scored = ehq_scores(records, weights, settings["n_bins"], samples=0, risk=risk)
+            scored = ehq_scores(records, weights, settings["n_bins"], scheme=settings["scheme"],
+                                closed=settings["closed"] or "left", samples=0, risk=risk)
             summary = dict(summary, selective=scored["selective"], settings=dict(settings, risk=risk))
         return summary
     summary = load_json_file(path)
@@ -6763,7 +6773,9 @@ def merge_runs(folders, output, *, options=None):
     merged_options = dataclasses.replace(options, weights=tuple(settings["weights"]), bootstrap=settings["bootstrap"],
                                          bootstrap_seed=settings["bootstrap_seed"],
                                          max_failure_rate=settings["max_failure_rate"], risk=settings["risk"],
-                                         baseline=None)
+                                         baseline=None, n_bins=settings["n_bins"], scheme=settings["scheme"],
+                                         closed=settings["closed"], confidence=settings["confidence"],
+                                         compare=tuple(tuple(pair) for pair in settings["compare"]))
     return finish_run(output, records, manifest, merged_options, target_records=targets)
 
 
@@ -6889,7 +6901,8 @@ def run_options(args):
         allow_reasoning=args.allow_reasoning, env_file=args.env_file, bootstrap=args.bootstrap,
         bootstrap_seed=args.bootstrap_seed, weights=args.weights, reproducible=args.reproducible,
         targets=tuple(args.target or ()), judge=args.judge, idk_frac=args.idk_frac, risk=args.risk,
-        baseline=args.baseline, tolerance=args.tolerance)
+        baseline=args.baseline, tolerance=args.tolerance, n_bins=args.n_bins, scheme=args.scheme, closed=args.closed,
+        confidence=args.confidence, compare=tuple(tuple(pair) for pair in args.compare))
 
 
 def cmd_run(args):

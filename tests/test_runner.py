@@ -126,6 +126,19 @@ class OfflineRunTest(RunnerCase):
         result = ehq_ref.run_evaluation(self.options(limit=10, resume=True, concurrency=4, max_retries=2, rpm=1000))
         self.assertEqual(len(self.records(result["run_dir"])), 10)
 
+    def test_scoring_flags_reach_the_summary(self):
+        registry = self.write("m.json", json.dumps([{"name": "twin", "provider": "offline",
+                                                     "provider_model": "offline-simulated-1"}]))
+        result = run_cli("run", "--output", self.path("runs"), "--run-id", "f", "--quiet", "--models", "offline,twin",
+                         "--registry", registry, "--closed", "right", "--n-bins", 15, "--bootstrap", 30,
+                         "--confidence", 0.9, "--compare", "offline,twin", "--json")
+        self.assertEqual(result.code, 0, result.err)
+        summary = result.json()["summary"]
+        self.assertEqual((summary["settings"]["closed"], summary["settings"]["n_bins"], summary["settings"]["confidence"]),
+                         ("right", 15, 0.9))
+        self.assertEqual(summary["scores"]["offline"]["overall"]["calibration"]["n_bins"], 15)
+        self.assertEqual(summary["comparisons"][0]["models"], ["offline", "twin"])
+
     def test_unknown_model_and_reasoning_guard(self):
         with self.assertRaises(ehq_ref.InputError) as caught:
             ehq_ref.run_evaluation(self.options(models=("nope",)))
