@@ -1143,14 +1143,23 @@ def risk_coverage_curve(levels, n_total, confidence=0.95):
     return points
 
 
-def threshold_for(confidences, correct, accuracy, min_n=1):
-    """The lowest observed confidence tau whose answers reach ``accuracy`` (>= min_n of them); None if none."""
-    target, best, answered, hits = exact_fraction(accuracy), None, 0, 0
-    for level, n, k in confidence_levels(confidences, correct):
+def lowest_passing_level(levels, accuracy, min_n=1):
+    """(answered, tau) at the lowest level tau whose answers (>= min_n) reach ``accuracy``; (0, None) if none.
+
+    ``levels`` come from confidence_levels (highest first). Lower levels let more
+    answers through, so this is also the largest coverage that keeps the accuracy.
+    """
+    target, best, answered, hits = exact_fraction(accuracy), (0, None), 0, 0
+    for level, n, k in levels:
         answered, hits = answered + n, hits + k
         if answered >= min_n and hits >= target * answered:
-            best = level
+            best = (answered, level)
     return best
+
+
+def threshold_for(confidences, correct, accuracy, min_n=1):
+    """The lowest observed confidence tau whose answers reach ``accuracy`` (>= min_n of them); None if none."""
+    return lowest_passing_level(confidence_levels(confidences, correct), accuracy, min_n)[1]
 
 
 def coverage_at(confidences, correct, accuracy):
@@ -1166,12 +1175,7 @@ def coverage_at(confidences, correct, accuracy):
         raise InputError("confidences and correct differ in length")
     if not confidences:
         return 0.0
-    target, best, answered, hits = exact_fraction(accuracy), 0, 0, 0
-    for level, n, k in confidence_levels(confidences, correct):
-        answered, hits = answered + n, hits + k
-        if hits >= target * answered:
-            best = answered
-    return best / len(confidences)
+    return lowest_passing_level(confidence_levels(confidences, correct), accuracy)[0] / len(confidences)
 
 
 def _aurc_terms(levels):
@@ -2011,12 +2015,8 @@ def selective_numbers(tally, extras=None, risk=DEFAULT_RISK, confidence=0.95):
     extras = extras or RecordExtras()
     n, wrong, not_attempted = sum(tally.labels), tally.labels[3], tally.labels[0]
     levels = [(c, m, k) for c, (m, k) in sorted(tally.levels.items(), reverse=True)]
-    accuracy = 1 - exact_fraction(risk)
-    best_answered, threshold, answered, hits = 0, None, 0, 0
-    for level, m, k in levels:
-        answered, hits = answered + m, hits + k
-        if hits >= accuracy * answered:
-            best_answered, threshold = answered, level
+    best_answered, threshold = lowest_passing_level(levels, 1 - exact_fraction(risk))
+    answered, hits = sum(m for _, m, _ in levels), sum(k for _, _, k in levels)
     attempted, correct = n - not_attempted, tally.attempted_correct
     correct_rate = correct / n if n else None
     cga = correct / attempted if attempted else None
@@ -4683,10 +4683,6 @@ class RateLimiter:
         with self._condition:
             self._paused_until = max(self._paused_until, self.clock.monotonic() + seconds)
 
-    @property
-    def active(self):
-        return bool(self.requests or self.tokens)
-
 
 def estimate_tokens(request):
     """A rough token estimate for the limiter: prompt characters / 4 + max_tokens."""
@@ -5091,9 +5087,9 @@ class RunOptions:
 class RunContext:
     """The shared machinery of one run: routes, secrets, limiter, cache, event log, clock."""
 
-    def __init__(self, options, routes, events, *, transport=None, clock=None, judge=None):
+    def __init__(self, options, routes, events, *, transport=None, clock=None, judge=None, secrets=None):
         self.options, self.routes, self.events, self.judge = options, routes, events, judge
-        self.secrets = Secrets(dotenv=options.env_file)
+        self.secrets = secrets or Secrets(dotenv=options.env_file)
         self.clock = clock or SystemClock()
         self.transport = transport or SHARED_TRANSPORT
         self.limiter = RateLimiter(requests=options.rpm, tokens=options.tpm, clock=self.clock)
@@ -5659,6 +5655,7 @@ class RunPlan:
     manifest: dict
     folder: str
     adjudication: dict | None
+    secrets: Secrets
 
 
 def plan_run(options):
@@ -5681,7 +5678,7 @@ def plan_run(options):
     if options.adjudication:
         manifest["adjudication"] = {"path": options.adjudication, "sha256": sha256_file(options.adjudication)[0],
                                     "n_labels": len(adjudication)}
-    return RunPlan(options, inputs, prompts, manifest, open_run_directory(options, manifest), adjudication)
+    return RunPlan(options, inputs, prompts, manifest, open_run_directory(options, manifest), adjudication, secrets)
 
 
 def collect_run(plan, ctx, stream=None):
@@ -6708,7 +6705,7 @@ def run_evaluation(options, *, stream=None, transport=None, clock=None):
     plan = plan_run(options)
     with RunLock(plan.folder), ChainedLog(os.path.join(plan.folder, "events.jsonl"), durable=False) as events:
         ctx = RunContext(options, plan.inputs["routes"], events, transport=transport, clock=clock,
-                         judge=plan.inputs["judge"])
+                         judge=plan.inputs["judge"], secrets=plan.secrets)
         records, targets = collect_run(plan, ctx, stream)
         result = finish_run(plan.folder, records, plan.manifest, options, ctx, target_records=targets)
     return dict(result, run_dir=plan.folder, manifest=plan.manifest)
