@@ -16,7 +16,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-EHQ3000 = os.environ.get("EHQ3000_PATH") or os.path.join(os.path.dirname(ROOT), "shared", "data", "EHQ-3000.json")
+EHQ3000 = os.environ.get("EHQ3000_PATH") or os.path.join(os.path.dirname(ROOT), "shared", "data",
+                                                         "EHQ-3000.json")
 
 import ehq_ref  # noqa: E402
 
@@ -64,7 +65,8 @@ def log_appends():
             report(label, f"{count:,} records", elapsed, "appends", count)
             start = time.perf_counter()
             assert ehq_ref.verify_log(path)["valid"]
-            report("verify_log", f"{count:,} records", time.perf_counter() - start, "records", count)
+            report("verify_log", f"{count:,} records",
+                   time.perf_counter() - start, "records", count)
 
 
 def synthetic_records(n_models, per_model, seed=1):
@@ -73,19 +75,23 @@ def synthetic_records(n_models, per_model, seed=1):
     for m in range(n_models):
         for i in range(per_model):
             category = ehq_ref.CATEGORIES[i % 4]
-            yield {"model": f"model-{m}", "item_id": f"{category}-{i}", "category": category,
-                   "subcategory": ehq_ref.SUBCATEGORIES[category][(i // 4) % 5],
-                   "label": ehq_ref.LABELS[rng.randrange(4)], "confidence": rng.randrange(101) / 100}
+            yield {
+                "model": f"model-{m}", "item_id": f"{category}-{i}", "category": category,
+                "subcategory": ehq_ref.SUBCATEGORIES[category][(i // 4) % 5],
+                "label": ehq_ref.LABELS[rng.randrange(4)], "confidence": rng.randrange(101) / 100
+            }
 
 
-PEAK_RSS_CODE = ("def peak_rss_mib():\n"
-                 "    try:\n"
-                 "        with open('/proc/self/status') as status:\n"
-                 "            return next(int(l.split()[1]) for l in status if l.startswith('VmHWM')) / 1024\n"
-                 "    except OSError:\n"
-                 "        import resource\n"
-                 "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n")
-exec(PEAK_RSS_CODE)  # defines peak_rss_mib(): VmHWM is per address space, ru_maxrss survives exec on Linux
+PEAK_RSS_CODE = (
+    "def peak_rss_mib():\n"
+    "    try:\n"
+    "        with open('/proc/self/status') as status:\n"
+    "            return next(int(l.split()[1]) for l in status if l.startswith('VmHWM')) / 1024\n"
+    "    except OSError:\n"
+    "        import resource\n"
+    "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n")
+exec(PEAK_RSS_CODE
+     )  # defines peak_rss_mib(): VmHWM is per address space, ru_maxrss survives exec on Linux
 
 
 @benchmark
@@ -94,14 +100,16 @@ def score_one_million_records():
     start = time.perf_counter()
     ehq_ref.ehq_scores(records, samples=0)
     elapsed = time.perf_counter() - start
-    report("ehq_scores from memory (no bootstrap)", "1,000,000 records, 10 models", elapsed, "records", len(records))
+    report("ehq_scores from memory (no bootstrap)", "1,000,000 records, 10 models", elapsed,
+           "records", len(records))
 
 
 def _score_jsonl_in_subprocess(path):
     code = (PEAK_RSS_CODE + "import sys, time; sys.path.insert(0, sys.argv[1]); import ehq_ref\n"
             "start = time.perf_counter(); ehq_ref.score_file(sys.argv[2], samples=0)\n"
             "print(time.perf_counter() - start, peak_rss_mib())")
-    out = subprocess.run([sys.executable, "-c", code, ROOT, path], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code, ROOT, path], capture_output=True, text=True,
+                         check=True).stdout
     seconds, peak = map(float, out.split())
     return seconds, peak
 
@@ -115,7 +123,8 @@ def score_jsonl_streaming_memory():
                 for row in synthetic_records(10, count // 10):
                     handle.write(json.dumps(row) + "\n")
             seconds, peak = _score_jsonl_in_subprocess(path)
-            report(f"score JSONL streamed (peak RSS {peak:.1f} MiB)", f"{count:,} records", seconds, "records", count)
+            report(f"score JSONL streamed (peak RSS {peak:.1f} MiB)", f"{count:,} records", seconds,
+                   "records", count)
 
 
 @benchmark
@@ -125,13 +134,15 @@ def bootstrap_ehq3000():
         return
     items, _ = ehq_ref.load_items(EHQ3000)
     rng = random.Random(2)
-    records = [{"item_id": ehq_ref.item_id(it), "category": ehq_ref.item_category(it),
-                "subcategory": ehq_ref.item_subcategory(it), "cluster": ehq_ref.item_cluster(it),
-                "label": ehq_ref.LABELS[rng.randrange(4)], "confidence": rng.randrange(101) / 100} for it in items]
+    records = [{
+        "item_id": ehq_ref.item_id(it), "category": ehq_ref.item_category(it),
+        "subcategory": ehq_ref.item_subcategory(it), "cluster": ehq_ref.item_cluster(it),
+        "label": ehq_ref.LABELS[rng.randrange(4)], "confidence": rng.randrange(101) / 100
+    } for it in items]
     start = time.perf_counter()
     ehq_ref.ehq_scores(records, samples=2000, seed=0)
-    report("EHQ stratified cluster bootstrap (all groups)", "EHQ-3000, 2,000 resamples", time.perf_counter() - start,
-           "resamples", 2000)
+    report("EHQ stratified cluster bootstrap (all groups)", "EHQ-3000, 2,000 resamples",
+           time.perf_counter() - start, "resamples", 2000)
 
 
 SERVER_CODE = """
@@ -147,23 +158,29 @@ sys.stdin.read()
 @benchmark
 def provider_calls_50ms():
     latency = 0.05
-    server = subprocess.Popen([sys.executable, "-c", SERVER_CODE, os.path.join(ROOT, "tests"), str(latency)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_CODE,
+         os.path.join(ROOT, "tests"),
+         str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         base_url = server.stdout.readline().strip()
-        route = ehq_ref.Route(name="bench", provider="openai_compatible", provider_model="local-model",
-                              base_url=base_url, requires_api_key=False)
+        route = ehq_ref.Route(name="bench", provider="openai_compatible",
+                              provider_model="local-model", base_url=base_url,
+                              requires_api_key=False)
         secrets = ehq_ref.Secrets(environ={})
         for concurrency, calls in ((1, 40), (8, 320), (32, 1280)):
-            request = lambda i: ehq_ref.Request("answer", "sys", f"q{i}", 16, item_id=str(i))  # noqa: E731
+            request = lambda i: ehq_ref.Request("answer", "sys", f"q{i}", 16, item_id=str(i)
+                                                )  # noqa: E731
             start = time.perf_counter()
-            results = list(ehq_ref.map_concurrently(
-                lambda i: ehq_ref.call_model(route, request(i), secrets=secrets), range(calls), concurrency))
+            results = list(
+                ehq_ref.map_concurrently(
+                    lambda i: ehq_ref.call_model(route, request(i), secrets=secrets), range(calls),
+                    concurrency))
             elapsed = time.perf_counter() - start
             assert all(r.ok for r in results)
             ideal = calls * latency / concurrency
-            report(f"call_model, 50 ms server (x{elapsed / ideal:.2f} of ideal)", f"{calls} calls, concurrency {concurrency}",
-                   elapsed, "calls", calls)
+            report(f"call_model, 50 ms server (x{elapsed / ideal:.2f} of ideal)",
+                   f"{calls} calls, concurrency {concurrency}", elapsed, "calls", calls)
     finally:
         server.stdin.close()
         server.wait(timeout=10)
@@ -171,7 +188,8 @@ def provider_calls_50ms():
 
 def _run_in_subprocess(args):
     """Run `python ehq_ref.py ARGS` timing it and reading its peak memory (VmHWM) from inside."""
-    code = (PEAK_RSS_CODE + "import sys, time, contextlib, io; sys.path.insert(0, sys.argv[1]); import ehq_ref\n"
+    code = (PEAK_RSS_CODE +
+            "import sys, time, contextlib, io; sys.path.insert(0, sys.argv[1]); import ehq_ref\n"
             "start = time.perf_counter()\n"
             "with contextlib.redirect_stdout(io.StringIO()): code = ehq_ref.main(sys.argv[2:])\n"
             "print(code, time.perf_counter() - start, peak_rss_mib())")
@@ -188,10 +206,12 @@ def offline_run_ehq3000():
         print(f"offline EHQ-3000 run: skipped ({EHQ3000} not found)")
         return
     with tempfile.TemporaryDirectory() as folder:
-        code, seconds, peak = _run_in_subprocess(["run", "--items", EHQ3000, "--output", folder, "--run-id", "b",
-                                                  "--quiet", "--env-file", os.path.join(folder, "none")])
-        report(f"run offline (exit {code}, peak RSS {peak:.1f} MiB)", "EHQ-3000, 2,000 bootstrap resamples", seconds,
-               "items", 3000)
+        code, seconds, peak = _run_in_subprocess([
+            "run", "--items", EHQ3000, "--output", folder, "--run-id", "b", "--quiet", "--env-file",
+            os.path.join(folder, "none")
+        ])
+        report(f"run offline (exit {code}, peak RSS {peak:.1f} MiB)",
+               "EHQ-3000, 2,000 bootstrap resamples", seconds, "items", 3000)
 
 
 @benchmark
@@ -200,19 +220,25 @@ def provider_run_ehq3000_50ms():
         print(f"EHQ-3000 run against a server: skipped ({EHQ3000} not found)")
         return
     latency, concurrency = 0.05, 32
-    server = subprocess.Popen([sys.executable, "-c", SERVER_CODE, os.path.join(ROOT, "tests"), str(latency)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_CODE,
+         os.path.join(ROOT, "tests"),
+         str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         base_url = server.stdout.readline().strip()
         with tempfile.TemporaryDirectory() as folder:
             registry = os.path.join(folder, "models.json")
             with open(registry, "w") as handle:
-                json.dump([{"name": "local", "provider": "openai_compatible", "provider_model": "local-model",
-                            "base_url": base_url, "requires_api_key": False}], handle)
-            code, seconds, peak = _run_in_subprocess(
-                ["run", "--items", EHQ3000, "--registry", registry, "--model", "local", "--output", folder,
-                 "--run-id", "b", "--quiet", "--no-cache", "--concurrency", str(concurrency), "--env-file",
-                 os.path.join(folder, "none")])
+                json.dump([{
+                    "name": "local", "provider": "openai_compatible",
+                    "provider_model": "local-model", "base_url": base_url, "requires_api_key": False
+                }], handle)
+            code, seconds, peak = _run_in_subprocess([
+                "run", "--items", EHQ3000, "--registry", registry, "--model", "local", "--output",
+                folder, "--run-id", "b", "--quiet", "--no-cache", "--concurrency",
+                str(concurrency), "--env-file",
+                os.path.join(folder, "none")
+            ])
             with open(os.path.join(folder, "b", "records.jsonl")) as handle:
                 requested = sum(1 for line in handle if '"k":0' in line)
             ideal = 2 * requested * latency / concurrency
@@ -225,7 +251,8 @@ def provider_run_ehq3000_50ms():
 
 def main(argv):
     wanted = argv[1:]
-    print(f"ehq_ref {ehq_ref.__version__} on Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(
+        f"ehq_ref {ehq_ref.__version__} on Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     for function in BENCHMARKS:
         if not wanted or any(w in function.__name__ for w in wanted):
             function()

@@ -22,33 +22,53 @@ class Reply:
 
 
 def openai_success(text, model="gpt-4o-mini", usage=None):
-    return {"id": "resp_0001", "object": "response", "status": "completed", "model": f"{model}-2024-07-18",
-            "output": [{"id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
-                        "content": [{"type": "output_text", "annotations": [], "text": text}]}],
-            "usage": usage or {"input_tokens": 12, "input_tokens_details": {"cached_tokens": 2}, "output_tokens": 3,
-                               "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}}
+    return {
+        "id": "resp_0001", "object": "response", "status": "completed",
+        "model": f"{model}-2024-07-18", "output": [{
+            "id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "annotations": [], "text": text}]
+        }], "usage": usage or {
+            "input_tokens": 12, "input_tokens_details": {"cached_tokens": 2}, "output_tokens": 3,
+            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15
+        }
+    }
 
 
 def chat_success(text, model="local-model", usage=None, finish="stop"):
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1760000000, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-            "usage": usage or {"prompt_tokens": 26, "completion_tokens": 4, "total_tokens": 30}}
+    return {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1760000000, "model": model,
+        "choices": [{
+            "index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish
+        }], "usage": usage or {"prompt_tokens": 26, "completion_tokens": 4, "total_tokens": 30}
+    }
 
 
 def gemini_success(text, model="gemini-2.5-flash"):
-    return {"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 2, "totalTokenCount": 13},
-            "modelVersion": model, "responseId": "resp-gemini-1"}
+    return {
+        "candidates": [{
+            "content": {"parts": [{"text": text}], "role": "model"}, "finishReason": "STOP",
+            "index": 0
+        }],
+        "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 2, "totalTokenCount": 13},
+        "modelVersion": model, "responseId": "resp-gemini-1"
+    }
 
 
 def anthropic_success(text, model="claude-sonnet-4-20250514"):
-    return {"id": "msg_01", "type": "message", "role": "assistant", "model": model,
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 16, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 4,
-                      "output_tokens": 50}}
+    return {
+        "id": "msg_01", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text",
+                     "text": text}], "stop_reason": "end_turn", "stop_sequence": None, "usage": {
+                         "input_tokens": 16, "cache_creation_input_tokens": 0,
+                         "cache_read_input_tokens": 4, "output_tokens": 50
+                     }
+    }
 
 
-SUCCESS = {"openai": openai_success, "chat": chat_success, "gemini": gemini_success, "anthropic": anthropic_success}
+SUCCESS = {
+    "openai": openai_success, "chat": chat_success, "gemini": gemini_success,
+    "anthropic": anthropic_success
+}
 
 
 def default_text(body):
@@ -84,7 +104,8 @@ class FakeProvider:
 
         self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     @property
@@ -112,8 +133,11 @@ class FakeProvider:
             body = None
         with self.lock:
             index = len(self.requests)
-            self.requests.append({"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()},
-                                  "body": body, "time": time.monotonic()})
+            self.requests.append({
+                "path": handler.path, "headers": {k.lower(): v
+                                                  for k, v in handler.headers.items()},
+                "body": body, "time": time.monotonic()
+            })
             reply = self.rule(body, index) if self.rule else None
             if reply is None and self.plan:
                 reply = self.plan.popleft()

@@ -17,7 +17,8 @@ import ehq_ref  # noqa: E402  (after the path is set)
 
 KIT = os.path.join(ROOT, "ehq_ref.py")
 EXAMPLES = os.path.join(ROOT, "examples")
-EHQ3000 = os.environ.get("EHQ3000_PATH") or os.path.join(os.path.dirname(ROOT), "shared", "data", "EHQ-3000.json")
+EHQ3000 = os.environ.get("EHQ3000_PATH") or os.path.join(os.path.dirname(ROOT), "shared", "data",
+                                                         "EHQ-3000.json")
 EHQ3000_LF_SHA256 = "419dc3c1175f51fdb6f5f52f2ad8bf05aa3e8cc6c5fbc8c94a931bbb0faf86c3"
 
 needs_ehq3000 = unittest.skipUnless(os.path.exists(EHQ3000), f"EHQ-3000 not found at {EHQ3000}")

@@ -14,8 +14,9 @@ class WeightsTest(unittest.TestCase):
         self.assertEqual(ehq_ref.validate_weights(None, ehq_ref.AXES), (0.2,) * 5)
 
     def test_normalized_mapping(self):
-        self.assertEqual(ehq_ref.validate_weights({"R": 2, "M": 2, "C": 2, "A": 2, "I": 2}, ehq_ref.AXES),
-                         (0.2,) * 5)
+        self.assertEqual(
+            ehq_ref.validate_weights({"R": 2, "M": 2, "C": 2, "A": 2, "I": 2}, ehq_ref.AXES),
+            (0.2, ) * 5)
 
     def test_positive_required_for_geometric(self):
         with self.assertRaises(InputError) as caught:
@@ -23,15 +24,19 @@ class WeightsTest(unittest.TestCase):
         self.assertEqual(str(caught.exception), "$.weights.R: expected a positive number, got 0")
 
     def test_ehq_weights_must_sum_to_one(self):
-        self.assertEqual(ehq_ref.validate_weights([0.3, 0.45, 0.25], ehq_ref.EHQ_COMPONENTS,
-                                                  normalize=False, allow_zero=True), (0.3, 0.45, 0.25))
-        self.assertEqual(ehq_ref.validate_weights([0.75, 0, 0.25], ehq_ref.EHQ_COMPONENTS,
-                                                  normalize=False, allow_zero=True), (0.75, 0.0, 0.25))
+        self.assertEqual(
+            ehq_ref.validate_weights([0.3, 0.45, 0.25], ehq_ref.EHQ_COMPONENTS, normalize=False,
+                                     allow_zero=True), (0.3, 0.45, 0.25))
+        self.assertEqual(
+            ehq_ref.validate_weights([0.75, 0, 0.25], ehq_ref.EHQ_COMPONENTS, normalize=False,
+                                     allow_zero=True), (0.75, 0.0, 0.25))
         with self.assertRaises(InputError) as caught:
-            ehq_ref.validate_weights([0.3, 0.45, 0.3], ehq_ref.EHQ_COMPONENTS, normalize=False, allow_zero=True)
+            ehq_ref.validate_weights([0.3, 0.45, 0.3], ehq_ref.EHQ_COMPONENTS, normalize=False,
+                                     allow_zero=True)
         self.assertIn("must sum to 1", str(caught.exception))
         with self.assertRaises(InputError):
-            ehq_ref.validate_weights([1.5, -0.5, 0], ehq_ref.EHQ_COMPONENTS, normalize=False, allow_zero=True)
+            ehq_ref.validate_weights([1.5, -0.5, 0], ehq_ref.EHQ_COMPONENTS, normalize=False,
+                                     allow_zero=True)
 
     def test_bool_weight_and_wrong_count(self):
         with self.assertRaises(InputError):
@@ -40,7 +45,8 @@ class WeightsTest(unittest.TestCase):
             ehq_ref.validate_weights([1, 1], ehq_ref.AXES)
 
     def test_weighted_means(self):
-        self.assertEqual(ehq_ref.weighted_arithmetic_mean([1.0, 0.0, 0.5], (0.3, 0.45, 0.25)), 0.425)
+        self.assertEqual(ehq_ref.weighted_arithmetic_mean([1.0, 0.0, 0.5], (0.3, 0.45, 0.25)),
+                         0.425)
         self.assertEqual(ehq_ref.weighted_geometric_mean([0.25, 1.0], (0.5, 0.5)), 0.5)
         self.assertEqual(ehq_ref.weighted_geometric_mean([0.0, 1.0], (0.5, 0.5)), 0.0)
 
@@ -73,8 +79,10 @@ class ProfileAndChiTest(unittest.TestCase):
 
     def test_human_similarity(self):
         self.assertEqual(ehq_ref.human_similarity([0, 0], [0, 0], [1, 1]), 1.0)
-        self.assertAlmostEqual(ehq_ref.human_similarity([1, 3], [0, 1], [1, 2]), math.exp(-0.5), delta=1e-15)
-        for z, mu, scales in [([1], [1, 2], [1]), ([], [], []), ([1], [1], [0]), ([True], [1], [1])]:
+        self.assertAlmostEqual(ehq_ref.human_similarity([1, 3], [0, 1], [1, 2]), math.exp(-0.5),
+                               delta=1e-15)
+        for z, mu, scales in [([1], [1, 2], [1]), ([], [], []), ([1], [1], [0]),
+                              ([True], [1], [1])]:
             with self.assertRaises(InputError):
                 ehq_ref.human_similarity(z, mu, scales)
 
@@ -84,7 +92,8 @@ class QmAndLureTest(unittest.TestCase):
         factors = {"r": 1, "t": 1, "s": 1, "u": 1, "i": 1, "f": 0}
         self.assertEqual(ehq_ref.q_m(factors), 1.0)
         self.assertEqual(ehq_ref.q_m(dict(factors, f=1)), 0.0)
-        self.assertAlmostEqual(ehq_ref.q_m(dict(factors, r=0.64, f=0.36)), (0.64 * 0.64) ** (1 / 6), delta=1e-15)
+        self.assertAlmostEqual(ehq_ref.q_m(dict(factors, r=0.64, f=0.36)), (0.64 * 0.64)**(1 / 6),
+                               delta=1e-15)
 
     def test_q_m_missing_factor_is_none_but_supplied_ones_are_checked(self):
         self.assertIsNone(ehq_ref.q_m({"r": 0.9, "t": 0.9}))
@@ -93,10 +102,12 @@ class QmAndLureTest(unittest.TestCase):
         self.assertEqual(str(caught.exception), "$.factors.r: expected a number in [0, 1], got 1.2")
 
     def test_lure_example(self):
-        self.assertEqual(ehq_ref.lure_factor(6, 2, 2), {"n_lures": 10, "f": 0.4, "f_raw": 0.2, "invalid_rate": 0.2})
+        self.assertEqual(ehq_ref.lure_factor(6, 2, 2),
+                         {"n_lures": 10, "f": 0.4, "f_raw": 0.2, "invalid_rate": 0.2})
 
     def test_no_lures(self):
-        self.assertEqual(ehq_ref.lure_factor(0, 0, 0), {"n_lures": 0, "f": None, "f_raw": None, "invalid_rate": None})
+        self.assertEqual(ehq_ref.lure_factor(0, 0, 0),
+                         {"n_lures": 0, "f": None, "f_raw": None, "invalid_rate": None})
         with self.assertRaises(InputError):
             ehq_ref.lure_factor(1, -1, 0)
 
@@ -104,7 +115,8 @@ class QmAndLureTest(unittest.TestCase):
 class EimcTest(unittest.TestCase):
     def test_right_censored(self):
         result = ehq_ref.eimc({1: 0.95, 2: 0.85}, 0.8)
-        self.assertEqual((result["eimc"], result["status"], result["right_censored"]), (2, "lower_bound", True))
+        self.assertEqual((result["eimc"], result["status"], result["right_censored"]),
+                         (2, "lower_bound", True))
         self.assertEqual(result["sustained_prefix_eimc"], 2)
 
     def test_largest_passing_and_nonmonotonic(self):
@@ -112,7 +124,8 @@ class EimcTest(unittest.TestCase):
         self.assertEqual((result["eimc"], result["status"]), (4, "largest_passing_tested"))
         self.assertEqual(result["sustained_prefix_eimc"], 1)
         self.assertEqual(result["passing"], [1, 4])
-        self.assertEqual(result["warnings"], ["nonmonotonic: Q_M rises from 0.7 at N=2 to 0.85 at N=4"])
+        self.assertEqual(result["warnings"],
+                         ["nonmonotonic: Q_M rises from 0.7 at N=2 to 0.85 at N=4"])
 
     def test_none_passing_and_empty(self):
         result = ehq_ref.eimc({1: 0.5, 3: 0.4})
@@ -134,13 +147,14 @@ class EimcTest(unittest.TestCase):
             ehq_ref.eimc({True: 0.9})
 
 
-EVENT = dict(config={"p": 1}, run="r", agent="a", seed=1, step=0, wall_time=0.5, history=[], state={},
-             capacities=ONES)
+EVENT = dict(config={"p": 1}, run="r", agent="a", seed=1, step=0, wall_time=0.5, history=[],
+             state={}, capacities=ONES)
 
 
 class EventTest(unittest.TestCase):
     def test_event_fields_and_hashes(self):
-        event = ehq_ref.make_event(**EVENT, human_similarity=dict(ONES, I=0.5), reference_kind="human-reference")
+        event = ehq_ref.make_event(**EVENT, human_similarity=dict(ONES, I=0.5),
+                                   reference_kind="human-reference")
         self.assertEqual(event["config_hash"], ehq_ref.hash_value({"p": 1}))
         self.assertEqual(event["history_hash"], ehq_ref.hash_value([]))
         self.assertAlmostEqual(event["chi"], 100 * 0.5 ** 0.2, delta=1e-12)
@@ -155,10 +169,11 @@ class EventTest(unittest.TestCase):
         with self.assertRaises(InputError):
             ehq_ref.make_event(**EVENT, human_similarity=ONES, reference_kind="synthetic-demo-only")
         with self.assertRaises(InputError) as caught:
-            ehq_ref.make_event(**EVENT, human_similarity=ONES, reference_kind="synthetic-demo-only", synthetic="true")
+            ehq_ref.make_event(**EVENT, human_similarity=ONES, reference_kind="synthetic-demo-only",
+                               synthetic="true")
         self.assertEqual(str(caught.exception), '$.synthetic: expected true or false, got "true"')
-        event = ehq_ref.make_event(**EVENT, human_similarity=ONES, reference_kind="synthetic-demo-only",
-                                   synthetic=True)
+        event = ehq_ref.make_event(**EVENT, human_similarity=ONES,
+                                   reference_kind="synthetic-demo-only", synthetic=True)
         self.assertEqual(event["chi"], 100.0)
 
 
@@ -167,35 +182,76 @@ if __name__ == "__main__":
 
 
 HAND = [  # section 11 of ehq-protocol.md
-    {"item_id": "FEQ-PER-001", "category": "FEQ", "subcategory": "FEQ-PER", "label": "ABSTAIN", "confidence": 0.0},
-    {"item_id": "FEQ-ORG-001", "category": "FEQ", "subcategory": "FEQ-ORG", "label": "HEDGE", "confidence": 0.3},
-    {"item_id": "FEQ-SCI-001", "category": "FEQ", "subcategory": "FEQ-SCI", "label": "CONFIDENT_WRONG", "confidence": 0.9},
-    {"item_id": "CCQ-FIN-001", "category": "CCQ", "subcategory": "CCQ-FIN", "label": "ABSTAIN", "confidence": None},
-    {"item_id": "CCQ-LEG-001", "category": "CCQ", "subcategory": "CCQ-LEG", "label": "CONFIDENT_WRONG", "confidence": 0.95},
-    {"item_id": "HNQ-SPO-001", "category": "HNQ", "subcategory": "HNQ-SPO", "label": "CONFIDENT_CORRECT", "confidence": 0.8},
-    {"item_id": "HNQ-GEO-001", "category": "HNQ", "subcategory": "HNQ-GEO", "label": "CONFIDENT_WRONG", "confidence": 0.6},
-    {"item_id": "HNQ-SCI-001", "category": "HNQ", "subcategory": "HNQ-SCI", "label": "HEDGE", "confidence": 0.5},
-    {"item_id": "PCQ-SPO-001", "category": "PCQ", "subcategory": "PCQ-SPO", "label": "CONFIDENT_CORRECT", "confidence": 1.0},
-    {"item_id": "PCQ-ECO-001", "category": "PCQ", "subcategory": "PCQ-ECO", "label": "TECHNICAL_FAILURE", "confidence": None},
-    {"model": "all-abstain", "item_id": "FEQ-PER-001", "category": "FEQ", "subcategory": "FEQ-PER", "label": "ABSTAIN",
-     "confidence": 0.0},
-    {"model": "all-abstain", "item_id": "HNQ-SPO-001", "category": "HNQ", "subcategory": "HNQ-SPO", "label": "ABSTAIN",
-     "confidence": 0.0},
+    {
+        "item_id": "FEQ-PER-001", "category": "FEQ", "subcategory": "FEQ-PER", "label": "ABSTAIN",
+        "confidence": 0.0
+    },
+    {
+        "item_id": "FEQ-ORG-001", "category": "FEQ", "subcategory": "FEQ-ORG", "label": "HEDGE",
+        "confidence": 0.3
+    },
+    {
+        "item_id": "FEQ-SCI-001", "category": "FEQ", "subcategory": "FEQ-SCI",
+        "label": "CONFIDENT_WRONG", "confidence": 0.9
+    },
+    {
+        "item_id": "CCQ-FIN-001", "category": "CCQ", "subcategory": "CCQ-FIN", "label": "ABSTAIN",
+        "confidence": None
+    },
+    {
+        "item_id": "CCQ-LEG-001", "category": "CCQ", "subcategory": "CCQ-LEG",
+        "label": "CONFIDENT_WRONG", "confidence": 0.95
+    },
+    {
+        "item_id": "HNQ-SPO-001", "category": "HNQ", "subcategory": "HNQ-SPO",
+        "label": "CONFIDENT_CORRECT", "confidence": 0.8
+    },
+    {
+        "item_id": "HNQ-GEO-001", "category": "HNQ", "subcategory": "HNQ-GEO",
+        "label": "CONFIDENT_WRONG", "confidence": 0.6
+    },
+    {
+        "item_id": "HNQ-SCI-001", "category": "HNQ", "subcategory": "HNQ-SCI", "label": "HEDGE",
+        "confidence": 0.5
+    },
+    {
+        "item_id": "PCQ-SPO-001", "category": "PCQ", "subcategory": "PCQ-SPO",
+        "label": "CONFIDENT_CORRECT", "confidence": 1.0
+    },
+    {
+        "item_id": "PCQ-ECO-001", "category": "PCQ", "subcategory": "PCQ-ECO",
+        "label": "TECHNICAL_FAILURE", "confidence": None
+    },
+    {
+        "model": "all-abstain", "item_id": "FEQ-PER-001", "category": "FEQ",
+        "subcategory": "FEQ-PER", "label": "ABSTAIN", "confidence": 0.0
+    },
+    {
+        "model": "all-abstain", "item_id": "HNQ-SPO-001", "category": "HNQ",
+        "subcategory": "HNQ-SPO", "label": "ABSTAIN", "confidence": 0.0
+    },
 ]
 
 
 def record(item, label, confidence=0.5, **extra):
     category = item.split("-")[0]
-    return dict({"item_id": item, "category": category, "subcategory": "-".join(item.split("-")[:2]),
-                 "label": label, "confidence": confidence}, **extra)
+    return dict(
+        {
+            "item_id": item, "category": category, "subcategory": "-".join(item.split("-")[:2]),
+            "label": label, "confidence": confidence
+        }, **extra)
 
 
 class EHQScoresTest(unittest.TestCase):
     def test_hand_checked_example(self):
         result = ehq_ref.ehq_scores(HAND, samples=0)
         overall = result["models"]["model"]["overall"]
-        self.assertEqual({k: overall[k] for k in ("n_input", "n_valid_ehq12", "n_ehq3_calibration", "technical_failures")},
-                         {"n_input": 10, "n_valid_ehq12": 9, "n_ehq3_calibration": 5, "technical_failures": 1})
+        self.assertEqual(
+            {
+                k: overall[k]
+                for k in ("n_input", "n_valid_ehq12", "n_ehq3_calibration", "technical_failures")
+            },
+            {"n_input": 10, "n_valid_ehq12": 9, "n_ehq3_calibration": 5, "technical_failures": 1})
         self.assertEqual(overall["EHQ1"], 4 / 9)
         self.assertEqual(overall["EHQ2"], 1 - 3 / 9)
         self.assertAlmostEqual(overall["ECE"], 0.53, delta=1e-12)
@@ -216,19 +272,27 @@ class EHQScoresTest(unittest.TestCase):
 
     def test_all_abstain_is_undefined_and_says_so(self):
         overall = ehq_ref.ehq_scores(HAND, samples=0)["models"]["all-abstain"]["overall"]
-        self.assertEqual((overall["EHQ1"], overall["EHQ2"], overall["EHQ3"], overall["EHQ"]), (1.0, 1.0, None, None))
+        self.assertEqual((overall["EHQ1"], overall["EHQ2"], overall["EHQ3"], overall["EHQ"]),
+                         (1.0, 1.0, None, None))
         self.assertIn("EHQ3 and EHQ are undefined", overall["warnings"][0])
         self.assertTrue(overall["intervals"]["EHQ1"]["boundary"])
 
     def test_only_technical_failures(self):
-        overall = ehq_ref.ehq_scores([record("HNQ-SPO-001", "TECHNICAL_FAILURE", None)], samples=0)["models"]["model"]["overall"]
-        self.assertEqual((overall["EHQ1"], overall["technical_failures"], overall["n_retryable_records"]), (None, 1, 1))
+        overall = ehq_ref.ehq_scores([record("HNQ-SPO-001", "TECHNICAL_FAILURE", None)],
+                                     samples=0)["models"]["model"]["overall"]
+        self.assertEqual(
+            (overall["EHQ1"], overall["technical_failures"], overall["n_retryable_records"]),
+            (None, 1, 1))
         self.assertEqual(overall["warnings"], ["no scorable rows: every score is undefined"])
 
     def test_out_of_scope_rows(self):
-        rows = [record("HNQ-SPO-001", "CONFIDENT_WRONG", 0.9, k=1), record("HNQ-SPO-002", "ABSTAIN", 0.0)]
+        rows = [
+            record("HNQ-SPO-001", "CONFIDENT_WRONG", 0.9, k=1),
+            record("HNQ-SPO-002", "ABSTAIN", 0.0)
+        ]
         overall = ehq_ref.ehq_scores(rows, samples=0)["models"]["model"]["overall"]
-        self.assertEqual((overall["n_out_of_scope_k1"], overall["n_valid_ehq12"], overall["EHQ2"]), (1, 1, 1.0))
+        self.assertEqual((overall["n_out_of_scope_k1"], overall["n_valid_ehq12"], overall["EHQ2"]),
+                         (1, 1, 1.0))
 
     def test_equal_subcategory_names_never_merge(self):
         rows = [dict(record("A-1", "ABSTAIN"), category="FEQ", subcategory="GENERAL"),
@@ -237,14 +301,20 @@ class EHQScoresTest(unittest.TestCase):
         self.assertEqual(sorted(groups), ["FEQ::GENERAL", "HNQ::GENERAL"])
 
     def test_binning_options_are_recorded(self):
-        rows = [record(f"HNQ-SPO-{i:03d}", label, c) for i, (c, label) in enumerate(zip(
-            [0.95, 0.9, 0.9, 0.8, 0.75, 0.6, 0.55, 0.5, 0.3, 0.1],
-            ["CONFIDENT_CORRECT", "CONFIDENT_CORRECT", "CONFIDENT_WRONG", "CONFIDENT_CORRECT", "CONFIDENT_CORRECT",
-             "CONFIDENT_WRONG", "CONFIDENT_CORRECT", "CONFIDENT_WRONG", "CONFIDENT_WRONG", "CONFIDENT_WRONG"]))]
+        rows = [
+            record(f"HNQ-SPO-{i:03d}", label, c) for i, (c, label) in enumerate(
+                zip([0.95, 0.9, 0.9, 0.8, 0.75, 0.6, 0.55, 0.5, 0.3, 0.1], [
+                    "CONFIDENT_CORRECT", "CONFIDENT_CORRECT", "CONFIDENT_WRONG",
+                    "CONFIDENT_CORRECT", "CONFIDENT_CORRECT", "CONFIDENT_WRONG",
+                    "CONFIDENT_CORRECT", "CONFIDENT_WRONG", "CONFIDENT_WRONG", "CONFIDENT_WRONG"
+                ]))
+        ]
         for options, ece in [({}, 0.225), ({"closed": "right"}, 0.235), ({"n_bins": 15}, 0.325),
-                             ({"n_bins": 15, "closed": "right"}, 0.235), ({"n_bins": 5, "scheme": "mass"}, 0.145)]:
+                             ({"n_bins": 15, "closed": "right"}, 0.235),
+                             ({"n_bins": 5, "scheme": "mass"}, 0.145)]:
             result = ehq_ref.ehq_scores(rows, samples=0, **options)
-            self.assertAlmostEqual(result["models"]["model"]["overall"]["ECE"], ece, delta=1e-12, msg=options)
+            self.assertAlmostEqual(result["models"]["model"]["overall"]["ECE"], ece, delta=1e-12,
+                                   msg=options)
             calibration = result["models"]["model"]["overall"]["calibration"]
             self.assertEqual(calibration["n_bins"], options.get("n_bins", 10))
             self.assertEqual(result["settings"]["scheme"], options.get("scheme", "width"))
@@ -252,7 +322,8 @@ class EHQScoresTest(unittest.TestCase):
         self.assertAlmostEqual(overall["brier"], 0.18375, delta=1e-15)
 
     def test_weights_validated_and_applied(self):
-        scores = ehq_ref.ehq_scores(HAND, weights=(0.75, 0, 0.25), samples=0)["models"]["model"]["overall"]
+        scores = ehq_ref.ehq_scores(HAND, weights=(0.75, 0, 0.25),
+                                    samples=0)["models"]["model"]["overall"]
         self.assertAlmostEqual(scores["EHQ"], 0.75 * 4 / 9 + 0.25 * 0.47, delta=1e-12)
         for weights in [(0.5, 0.5, 0.5), (1.2, -0.2, 0), (0.3, 0.45)]:
             with self.assertRaises(InputError):
@@ -260,9 +331,11 @@ class EHQScoresTest(unittest.TestCase):
 
     def test_bad_records_name_their_place(self):
         cases = [(dict(HAND[0], label="MAYBE"), "$[0].label: expected one of"),
-                 (dict(HAND[0], confidence=True), "$[0].confidence: expected a number in [0, 1], got true"),
+                 (dict(HAND[0],
+                       confidence=True), "$[0].confidence: expected a number in [0, 1], got true"),
                  (dict(HAND[0], extra=1), "$[0]: unknown field 'extra'"),
-                 (dict(HAND[5], is_correct=False), "$[0].is_correct: false contradicts label CONFIDENT_CORRECT"),
+                 (dict(HAND[5], is_correct=False),
+                  "$[0].is_correct: false contradicts label CONFIDENT_CORRECT"),
                  (dict(HAND[0], k=2), "$[0].k: expected 0 or 1, got 2")]
         for bad, message in cases:
             with self.assertRaises(InputError) as caught:
@@ -272,14 +345,16 @@ class EHQScoresTest(unittest.TestCase):
     def test_duplicates_rejected_when_bootstrapping(self):
         with self.assertRaises(InputError) as caught:
             ehq_ref.ehq_scores([HAND[0], HAND[0]], samples=10)
-        self.assertEqual(str(caught.exception),
-                         "$[1]: duplicate record for model 'model' and item 'FEQ-PER-001' (first at $[0])")
+        self.assertEqual(
+            str(caught.exception),
+            "$[1]: duplicate record for model 'model' and item 'FEQ-PER-001' (first at $[0])")
 
     def test_wilson_intervals_of_components(self):
         intervals = ehq_ref.ehq_scores(HAND, samples=0)["models"]["model"]["overall"]["intervals"]
         self.assertEqual((intervals["EHQ1"]["k"], intervals["EHQ1"]["n"]), (4, 9))
         self.assertEqual(intervals["EHQ1"]["low"], ehq_ref.wilson(4, 9)[0])
-        self.assertEqual((intervals["EHQ2"]["k"], intervals["EHQ2"]["high"]), (6, ehq_ref.wilson(6, 9)[1]))
+        self.assertEqual((intervals["EHQ2"]["k"], intervals["EHQ2"]["high"]),
+                         (6, ehq_ref.wilson(6, 9)[1]))
         self.assertEqual(intervals["response_distribution"]["ABSTAIN"]["k"], 2)
 
 
@@ -309,7 +384,9 @@ class EHQBootstrapTest(unittest.TestCase):
             for stratum in sorted(strata):
                 clusters = [strata[stratum][c] for c in sorted(strata[stratum])]
                 for pick in rng.choices(range(len(clusters)), k=len(clusters)):
-                    drawn += [dict(r, item_id=f"{r['item_id']}#{len(drawn)}") for r in clusters[pick]]
+                    drawn += [
+                        dict(r, item_id=f"{r['item_id']}#{len(drawn)}") for r in clusters[pick]
+                    ]
             values.append(ehq_ref.ehq_scores(drawn, samples=0)["models"]["model"]["overall"]["EHQ"])
         expected = ehq_ref.percentile_interval([v for v in values if v is not None])
         self.assertEqual((got["EHQ"]["low"], got["EHQ"]["high"]), expected)
@@ -317,14 +394,18 @@ class EHQBootstrapTest(unittest.TestCase):
         self.assertEqual(result["settings"]["bootstrap"]["samples"], 300)
 
     def test_same_seed_same_interval_other_seed_differs(self):
-        a = ehq_ref.ehq_scores(_cluster_rows(), samples=200, seed=1)["models"]["model"]["overall"]["intervals"]["bootstrap"]
-        b = ehq_ref.ehq_scores(_cluster_rows(), samples=200, seed=1)["models"]["model"]["overall"]["intervals"]["bootstrap"]
-        c = ehq_ref.ehq_scores(_cluster_rows(), samples=200, seed=2)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        a = ehq_ref.ehq_scores(_cluster_rows(), samples=200,
+                               seed=1)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        b = ehq_ref.ehq_scores(_cluster_rows(), samples=200,
+                               seed=1)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        c = ehq_ref.ehq_scores(_cluster_rows(), samples=200,
+                               seed=2)["models"]["model"]["overall"]["intervals"]["bootstrap"]
         self.assertEqual(a, b)
         self.assertNotEqual(a, c)
 
     def test_single_cluster_strata_are_flagged_degenerate(self):
-        overall = ehq_ref.ehq_scores(HAND, samples=50)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        overall = ehq_ref.ehq_scores(
+            HAND, samples=50)["models"]["model"]["overall"]["intervals"]["bootstrap"]
         self.assertTrue(overall["EHQ"]["degenerate"])
         self.assertAlmostEqual(overall["EHQ"]["low"], 0.5508333333333333, delta=1e-12)
 
@@ -336,23 +417,32 @@ class EHQBootstrapTest(unittest.TestCase):
         self.assertEqual((diff["models"], diff["n_clusters"]), (["model", "b"], 10))
         ehq1_a = result["models"]["model"]["overall"]["EHQ1"]
         self.assertAlmostEqual(diff["difference"]["EHQ1"]["estimate"], ehq1_a - 1.0, delta=1e-15)
-        self.assertEqual(diff["difference"]["EHQ"]["n_defined"], 0)  # model b has no calibration rows
+        self.assertEqual(diff["difference"]["EHQ"]["n_defined"],
+                         0)  # model b has no calibration rows
         self.assertLessEqual(diff["difference"]["EHQ1"]["high"], 0)
         self.assertEqual(diff["difference"]["EHQ1"]["proportion_above_zero"], 0.0)
 
 
 class SelectiveNumbersTest(unittest.TestCase):
     def rows(self):
-        return [record("HNQ-SPO-001", "CONFIDENT_CORRECT", 0.95), record("HNQ-SPO-002", "CONFIDENT_CORRECT", 0.9),
-                record("HNQ-SPO-003", "CONFIDENT_WRONG", 0.9), record("HNQ-SPO-004", "CONFIDENT_WRONG", None),
-                record("HNQ-SPO-005", "HEDGE", 0.4, is_correct=True), record("HNQ-SPO-006", "HEDGE", 0.3),
-                record("HNQ-SPO-007", "ABSTAIN", 0.0), record("HNQ-SPO-008", "TECHNICAL_FAILURE", None)]
+        return [
+            record("HNQ-SPO-001", "CONFIDENT_CORRECT", 0.95),
+            record("HNQ-SPO-002", "CONFIDENT_CORRECT", 0.9),
+            record("HNQ-SPO-003", "CONFIDENT_WRONG", 0.9),
+            record("HNQ-SPO-004", "CONFIDENT_WRONG", None),
+            record("HNQ-SPO-005", "HEDGE", 0.4, is_correct=True),
+            record("HNQ-SPO-006", "HEDGE", 0.3),
+            record("HNQ-SPO-007", "ABSTAIN", 0.0),
+            record("HNQ-SPO-008", "TECHNICAL_FAILURE", None)
+        ]
 
     def test_numbers(self):
         numbers = ehq_ref.ehq_scores(self.rows(), samples=0, risk=0.1)["selective"]["model"]
         self.assertEqual(numbers["n"], 7)  # the technical failure is not scorable
         self.assertEqual(numbers["confident_error_rate"], 2 / 7)
-        self.assertEqual((numbers["coverage_at_risk"], numbers["threshold"], numbers["answered_at_risk"]), (1 / 7, 0.95, 1))
+        self.assertEqual(
+            (numbers["coverage_at_risk"], numbers["threshold"], numbers["answered_at_risk"]),
+            (1 / 7, 0.95, 1))
         self.assertEqual((numbers["n_ranked"], numbers["confident_without_confidence"]), (3, 1))
         simpleqa = numbers["simpleqa"]
         self.assertEqual(simpleqa["counts"], {"correct": 3, "incorrect": 3, "not_attempted": 1})

@@ -42,9 +42,12 @@ class HelpAndVersionTest(unittest.TestCase):
 class ScoreChiTest(TempDirTestCase):
     def test_example_score(self):
         report = run_cli("score", os.path.join(EXAMPLES, "score.json")).json()
-        self.assertAlmostEqual(report["chi"]["chi"], 100 * (0.71 * 0.66 * 0.80 * 0.62 * 0.55) ** 0.2, delta=1e-12)
-        self.assertEqual(report["q_m"]["lure"], {"n_lures": 10, "f": 0.4, "f_raw": 0.2, "invalid_rate": 0.2})
-        self.assertAlmostEqual(report["q_m"]["q_m"], (0.91 * 0.88 * 0.93 * 0.86 * 0.90 * 0.6) ** (1 / 6), delta=1e-12)
+        self.assertAlmostEqual(report["chi"]["chi"], 100 * (0.71 * 0.66 * 0.80 * 0.62 * 0.55)**0.2,
+                               delta=1e-12)
+        self.assertEqual(report["q_m"]["lure"],
+                         {"n_lures": 10, "f": 0.4, "f_raw": 0.2, "invalid_rate": 0.2})
+        self.assertAlmostEqual(report["q_m"]["q_m"],
+                               (0.91 * 0.88 * 0.93 * 0.86 * 0.90 * 0.6)**(1 / 6), delta=1e-12)
 
     def test_capacities_only_gives_null_chi(self):
         target = self.write("c.json", json.dumps({"capacities": [0.5] * 5}))
@@ -53,16 +56,22 @@ class ScoreChiTest(TempDirTestCase):
         self.assertIn("capacities alone never produce a CHI", block["note"])
 
     def test_zero_axis(self):
-        target = self.write("z.json", json.dumps({"capacities": [0.5] * 5, "human_similarity": [1, 1, 0, 1, 1],
-                                                  "reference_kind": "human-reference"}))
+        target = self.write(
+            "z.json",
+            json.dumps({
+                "capacities": [0.5] * 5, "human_similarity": [1, 1, 0, 1, 1],
+                "reference_kind": "human-reference"
+            }))
         self.assertEqual(run_cli("score", target).json()["chi"]["chi"], 0.0)
 
     def test_bad_inputs_are_one_line_naming_file_and_path(self):
         cases = [
             ('{"capacities": {"R": true, "M": 1, "C": 1, "A": 1, "I": 1}}',
              "$.capacities.R: expected a number in [0, 1], got true"),
-            ('{"capacities": {"R": 1, "M": 1, "C": 1, "A": 1, "I": 1, "I": 0}}', '$.capacities.I: duplicate key "I"'),
-            ('{"capacities": {"R": NaN, "M": 1, "C": 1, "A": 1, "I": 1}}', "$.capacities.R: NaN is not allowed"),
+            ('{"capacities": {"R": 1, "M": 1, "C": 1, "A": 1, "I": 1, "I": 0}}',
+             '$.capacities.I: duplicate key "I"'),
+            ('{"capacities": {"R": NaN, "M": 1, "C": 1, "A": 1, "I": 1}}',
+             "$.capacities.R: NaN is not allowed"),
             ('{"capacities": [1, 1, 1, 1, 1], "colour": 1}', "$: unknown field 'colour'"),
             ('{"factors": {"r": 0.9}, "lure_outcomes": {"abstained": 1, "unsupported": 0, "invalid": 0, "x": 1}}',
              "$.lure_outcomes: unknown field 'x'"),
@@ -71,7 +80,8 @@ class ScoreChiTest(TempDirTestCase):
             target = self.write("bad.json", text)
             result = run_cli("score", target)
             self.assertEqual(result.code, 2, text)
-            self.assertEqual(result.err, f"ehq_ref: {target}: {message}" + result.err.split(message, 1)[1])
+            self.assertEqual(result.err,
+                             f"ehq_ref: {target}: {message}" + result.err.split(message, 1)[1])
             self.assertEqual(len(result.err.splitlines()), 1)
 
     def test_missing_file(self):
@@ -89,7 +99,8 @@ class ScoreChiTest(TempDirTestCase):
 class SweepAndLogTest(TempDirTestCase):
     def test_example_sweep(self):
         result = run_cli("sweep", os.path.join(EXAMPLES, "sweep.json")).json()
-        self.assertEqual((result["eimc"], result["status"], result["passing"]), (4, "largest_passing_tested", [1, 2, 4]))
+        self.assertEqual((result["eimc"], result["status"], result["passing"]),
+                         (4, "largest_passing_tested", [1, 2, 4]))
 
     def test_non_canonical_load_keys(self):
         for key in ["01", "+1", " 1", "١", "0"]:
@@ -101,7 +112,8 @@ class SweepAndLogTest(TempDirTestCase):
     def test_log_appends_a_chained_event(self):
         output = self.path("events.jsonl")
         for _ in range(2):
-            self.assertEqual(run_cli("log", os.path.join(EXAMPLES, "event.json"), "--output", output).code, 0)
+            self.assertEqual(
+                run_cli("log", os.path.join(EXAMPLES, "event.json"), "--output", output).code, 0)
         report = run_cli("verify-log", output).json()
         self.assertEqual((report["valid"], report["records"]), (True, 2))
 
@@ -184,16 +196,18 @@ class ScoreRecordsTest(TempDirTestCase):
         self.assertIn(f"{target}: line 2: $.label: expected one of ABSTAIN", result.err)
 
     def test_jsonl_torn_last_line(self):
-        target = self.write("torn.jsonl", json.dumps(self.hand[0]) + "\n" + json.dumps(self.hand[1])[:20])
+        target = self.write("torn.jsonl",
+                            json.dumps(self.hand[0]) + "\n" + json.dumps(self.hand[1])[:20])
         result = run_cli("score", target)
         self.assertEqual(result.code, 2)
         self.assertIn("line 2: torn last line", result.err)
 
     def test_scoring_flags(self):
         target = self.write("r.json", json.dumps(self.hand))
-        report = run_cli("score", target, "--closed", "right", "--n-bins", 15, "--bootstrap", 50, "--bootstrap-seed", 9,
-                         "--weights", "0.5,0.25,0.25").json()["ehq"]
-        self.assertEqual((report["settings"]["closed"], report["settings"]["n_bins"]), ("right", 15))
+        report = run_cli("score", target, "--closed", "right", "--n-bins", 15, "--bootstrap", 50,
+                         "--bootstrap-seed", 9, "--weights", "0.5,0.25,0.25").json()["ehq"]
+        self.assertEqual((report["settings"]["closed"], report["settings"]["n_bins"]),
+                         ("right", 15))
         self.assertEqual(report["settings"]["bootstrap"]["seed"], 9)
         self.assertEqual(report["settings"]["weights"], {"EHQ1": 0.5, "EHQ2": 0.25, "EHQ3": 0.25})
         bad = run_cli("score", target, "--weights", "0.5,0.5,0.5")
@@ -203,5 +217,6 @@ class ScoreRecordsTest(TempDirTestCase):
     def test_compare_flag(self):
         rows = self.hand + [dict(r, model="other") for r in self.hand[:10]]
         target = self.write("r.json", json.dumps(rows))
-        report = run_cli("score", target, "--bootstrap", 20, "--compare", "model,other").json()["ehq"]
+        report = run_cli("score", target, "--bootstrap", 20, "--compare",
+                         "model,other").json()["ehq"]
         self.assertEqual(report["comparisons"][0]["difference"]["EHQ"]["estimate"], 0.0)

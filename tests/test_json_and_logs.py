@@ -19,7 +19,8 @@ class StrictJSONTest(unittest.TestCase):
             ehq_ref.loads_strict(text, source="in.json")
         self.assertEqual(caught.exception.path, path)
         self.assertIn(fragment, caught.exception.message)
-        self.assertTrue(str(caught.exception).startswith(f"in.json: {path}: " if path else "in.json: "))
+        self.assertTrue(
+            str(caught.exception).startswith(f"in.json: {path}: " if path else "in.json: "))
 
     def test_duplicate_key_named_with_its_path(self):
         self.assertRejects('{"a": {"b": [1, {"R": 1, "R": 2}]}}', "$.a.b[1].R", 'duplicate key "R"')
@@ -39,7 +40,8 @@ class StrictJSONTest(unittest.TestCase):
         with self.assertRaises(InputError) as caught:
             ehq_ref.loads_strict('{\n "a": 1,\n}', source="f.json")
         # the parser's own wording changes between Python versions; the place is ours to report
-        self.assertRegex(str(caught.exception), r"^f\.json: invalid JSON: .+ \(line [23], column \d+\)$")
+        self.assertRegex(str(caught.exception),
+                         r"^f\.json: invalid JSON: .+ \(line [23], column \d+\)$")
         with self.assertRaises(InputError) as caught:
             ehq_ref.loads_strict('[1, 2', source="g.json")
         self.assertRegex(str(caught.exception), r"^g\.json: invalid JSON: .+ \(line 1, column 6\)$")
@@ -58,7 +60,8 @@ class CheckersTest(unittest.TestCase):
     def test_bool_is_never_a_number(self):
         with self.assertRaises(InputError) as caught:
             ehq_ref.require_number(True, "$.capacities.R", low=0, high=1)
-        self.assertEqual(str(caught.exception), "$.capacities.R: expected a number in [0, 1], got true")
+        self.assertEqual(str(caught.exception),
+                         "$.capacities.R: expected a number in [0, 1], got true")
 
     def test_integer_required(self):
         self.assertEqual(ehq_ref.require_number(3, "$.n", low=0, integer=True), 3)
@@ -136,7 +139,8 @@ class ChainedLogTest(TempDirTestCase):
         digest = body.pop("hash")
         self.assertEqual(ehq_ref.hash_value(body), digest)
         report = ehq_ref.verify_log(log_path)
-        self.assertEqual((report["valid"], report["records"], report["head_hash"]), (True, 3, records[2]["hash"]))
+        self.assertEqual((report["valid"], report["records"], report["head_hash"]),
+                         (True, 3, records[2]["hash"]))
 
     def test_reserved_field_rejected(self):
         with self.assertRaises(InputError):
@@ -176,7 +180,8 @@ class ChainedLogTest(TempDirTestCase):
         with open(log_path, "wb") as handle:
             handle.write(data[:-25])
         report = ehq_ref.verify_log(log_path)
-        self.assertEqual((report["valid"], report["first_bad_line"], report["records"]), (False, 5, 4))
+        self.assertEqual((report["valid"], report["first_bad_line"], report["records"]),
+                         (False, 5, 4))
         self.assertIn("torn last line", report["problem"])
 
     def test_trailing_deletion_caught_by_anchor(self):
@@ -214,7 +219,9 @@ class ChainedLogTest(TempDirTestCase):
                   "log = ehq_ref.ChainedLog(sys.argv[2], durable=False)\n"
                   "for i in range(200):\n"
                   "    log.append({'writer': sys.argv[3], 'i': i})\n")
-        writers = [subprocess.Popen([sys.executable, "-c", script, ROOT, log_path, name]) for name in "ab"]
+        writers = [
+            subprocess.Popen([sys.executable, "-c", script, ROOT, log_path, name]) for name in "ab"
+        ]
         self.assertEqual([w.wait(timeout=120) for w in writers], [0, 0])
         report = ehq_ref.verify_log(log_path)
         self.assertEqual((report["valid"], report["records"]), (True, 400))

@@ -46,8 +46,8 @@ class RunnerCase(TempDirTestCase):
         return self.write("models.json", json.dumps({"models": [entry]}))
 
     def options(self, **changes):
-        fields = dict(output=self.path("runs"), run_id="r", progress="quiet", cache_dir=self.cache, bootstrap=100,
-                      env_file=None, reproducible=True)
+        fields = dict(output=self.path("runs"), run_id="r", progress="quiet", cache_dir=self.cache,
+                      bootstrap=100, env_file=None, reproducible=True)
         fields.update(changes)
         return ehq_ref.RunOptions(**fields)
 
@@ -64,14 +64,17 @@ class OfflineRunTest(RunnerCase):
     def test_default_offline_run(self):
         result = ehq_ref.run_evaluation(self.options())
         folder = result["run_dir"]
-        self.assertEqual(sorted(os.listdir(folder)), sorted(ehq_ref.RUN_LAYOUT + (ehq_ref.CATALOG,)))
+        self.assertEqual(sorted(os.listdir(folder)),
+                         sorted(ehq_ref.RUN_LAYOUT + (ehq_ref.CATALOG, )))
         records = self.records(folder)
         self.assertEqual(len(records), 40)
         labels = {r["classification"]["label"] for r in records if r["classification"]}
         self.assertEqual(labels, set(ehq_ref.LABELS))
         excluded = [r["question_id"] for r in records if r["k"]]
-        self.assertEqual(excluded, ["PCQ-ECO-002", "PCQ-POL-002"])  # events before the simulated cutoff
-        self.assertEqual({r["exclusion_reason"] for r in records if r["k"]}, {"pcq_event_not_after_cutoff"})
+        self.assertEqual(excluded,
+                         ["PCQ-ECO-002", "PCQ-POL-002"])  # events before the simulated cutoff
+        self.assertEqual({r["exclusion_reason"]
+                          for r in records if r["k"]}, {"pcq_event_not_after_cutoff"})
         summary = result["summary"]
         self.assertTrue(summary["simulated"])
         self.assertIsNotNone(summary["models"][0]["EHQ"])
@@ -80,8 +83,10 @@ class OfflineRunTest(RunnerCase):
         self.assertEqual(ehq_ref.run_status(folder)["status"], "completed_verified")
 
     def test_reproducible_runs_are_byte_identical(self):
-        first = ehq_ref.run_evaluation(self.options(output=self.path("a"), targets=(0.5, 0.9)))["run_dir"]
-        second = ehq_ref.run_evaluation(self.options(output=self.path("b"), targets=(0.5, 0.9)))["run_dir"]
+        first = ehq_ref.run_evaluation(self.options(output=self.path("a"),
+                                                    targets=(0.5, 0.9)))["run_dir"]
+        second = ehq_ref.run_evaluation(self.options(output=self.path("b"),
+                                                     targets=(0.5, 0.9)))["run_dir"]
         one, two = tree(first), tree(second)
         self.assertEqual(sorted(one), sorted(two))
         self.assertIn("figures/targets.svg", one)
@@ -92,7 +97,8 @@ class OfflineRunTest(RunnerCase):
         folder = ehq_ref.run_evaluation(self.options())["run_dir"]
         scored = run_cli("score", os.path.join(folder, "records.jsonl"), "--bootstrap", 0).json()
         summary = json.loads(self.read(folder, "summary.json"))
-        self.assertEqual(scored["ehq"]["models"]["offline"]["overall"]["EHQ"], summary["models"][0]["EHQ"])
+        self.assertEqual(scored["ehq"]["models"]["offline"]["overall"]["EHQ"],
+                         summary["models"][0]["EHQ"])
         alternative = ehq_ref.ehq_scores(self.records(folder), samples=0, labels="ehq_ref-1")
         self.assertEqual(alternative["models"]["offline"]["overall"]["EHQ"],
                          summary["classifier_sensitivity"]["offline"]["EHQ"]["ehq_ref-1"]["EHQ"])
@@ -123,19 +129,21 @@ class OfflineRunTest(RunnerCase):
         with self.assertRaises(ehq_ref.InputError) as caught:
             ehq_ref.run_evaluation(self.options(limit=12, resume=True))
         self.assertIn("selection_sha256 changed", str(caught.exception))
-        result = ehq_ref.run_evaluation(self.options(limit=10, resume=True, concurrency=4, max_retries=2, rpm=1000))
+        result = ehq_ref.run_evaluation(
+            self.options(limit=10, resume=True, concurrency=4, max_retries=2, rpm=1000))
         self.assertEqual(len(self.records(result["run_dir"])), 10)
 
     def test_scoring_flags_reach_the_summary(self):
         registry = self.write("m.json", json.dumps([{"name": "twin", "provider": "offline",
                                                      "provider_model": "offline-simulated-1"}]))
-        result = run_cli("run", "--output", self.path("runs"), "--run-id", "f", "--quiet", "--models", "offline,twin",
-                         "--registry", registry, "--closed", "right", "--n-bins", 15, "--bootstrap", 30,
-                         "--confidence", 0.9, "--compare", "offline,twin", "--json")
+        result = run_cli("run", "--output", self.path("runs"), "--run-id", "f", "--quiet",
+                         "--models", "offline,twin", "--registry", registry, "--closed", "right",
+                         "--n-bins", 15, "--bootstrap", 30, "--confidence", 0.9, "--compare",
+                         "offline,twin", "--json")
         self.assertEqual(result.code, 0, result.err)
         summary = result.json()["summary"]
-        self.assertEqual((summary["settings"]["closed"], summary["settings"]["n_bins"], summary["settings"]["confidence"]),
-                         ("right", 15, 0.9))
+        self.assertEqual((summary["settings"]["closed"], summary["settings"]["n_bins"],
+                          summary["settings"]["confidence"]), ("right", 15, 0.9))
         self.assertEqual(summary["scores"]["offline"]["overall"]["calibration"]["n_bins"], 15)
         self.assertEqual(summary["comparisons"][0]["models"], ["offline", "twin"])
 
@@ -143,9 +151,12 @@ class OfflineRunTest(RunnerCase):
         with self.assertRaises(ehq_ref.InputError) as caught:
             ehq_ref.run_evaluation(self.options(models=("nope",)))
         self.assertIn("unknown model 'nope'; registered: offline", str(caught.exception))
-        registry = self.write("m.json", json.dumps([{"name": "thinker", "provider": "openai_compatible",
-                                                     "provider_model": "m", "base_url": "http://127.0.0.1:9/v1",
-                                                     "reasoning_mode": "enabled"}]))
+        registry = self.write(
+            "m.json",
+            json.dumps([{
+                "name": "thinker", "provider": "openai_compatible", "provider_model": "m",
+                "base_url": "http://127.0.0.1:9/v1", "reasoning_mode": "enabled"
+            }]))
         with self.assertRaises(ehq_ref.InputError) as caught:
             ehq_ref.run_evaluation(self.options(models=("thinker",), registry=registry))
         self.assertIn("--allow-reasoning", str(caught.exception))
@@ -155,14 +166,24 @@ class OfflineRunTest(RunnerCase):
         before = json.loads(self.read(folder, "summary.json"))
         wrong = next(r for r in self.records(folder) if r["classification"] and
                      r["classification"]["label"] == "CONFIDENT_WRONG" and r["valid_for_ehq3"])
-        table = self.write("adj.json", json.dumps({"adjudications": [
-            {"model": "offline", "question_id": wrong["question_id"], "label": "CONFIDENT_CORRECT"}]}))
+        table = self.write(
+            "adj.json",
+            json.dumps({
+                "adjudications": [{
+                    "model": "offline", "question_id": wrong["question_id"],
+                    "label": "CONFIDENT_CORRECT"
+                }]
+            }))
         result = ehq_ref.run_evaluation(self.options(resume=True, adjudication=table))
-        record = next(r for r in self.records(result["run_dir"]) if r["question_id"] == wrong["question_id"])
-        self.assertEqual((record["classification"]["label"], record["classification"]["automated_label"],
-                          record["classification"]["is_correct"]), ("CONFIDENT_CORRECT", "CONFIDENT_WRONG", True))
+        record = next(r for r in self.records(result["run_dir"])
+                      if r["question_id"] == wrong["question_id"])
+        self.assertEqual(
+            (record["classification"]["label"], record["classification"]["automated_label"],
+             record["classification"]["is_correct"]),
+            ("CONFIDENT_CORRECT", "CONFIDENT_WRONG", True))
         self.assertEqual(result["summary"]["adjudication"]["n_labels"], 1)
-        self.assertAlmostEqual(result["summary"]["models"][0]["EHQ2"] - before["models"][0]["EHQ2"], 1 / 38, delta=1e-12)
+        self.assertAlmostEqual(result["summary"]["models"][0]["EHQ2"] - before["models"][0]["EHQ2"],
+                               1 / 38, delta=1e-12)
         bad = self.write("bad.json", json.dumps({"offline::NOPE-1": "ABSTAIN"}))
         with self.assertRaises(ehq_ref.InputError) as caught:
             ehq_ref.run_evaluation(self.options(resume=True, adjudication=bad))
@@ -186,31 +207,39 @@ class ProviderRunTest(RunnerCase):
             return None
 
         self.server.rule = rule
-        result = ehq_ref.run_evaluation(self.options(models=("local",), registry=self.registry(self.server)))
+        result = ehq_ref.run_evaluation(
+            self.options(models=("local", ), registry=self.registry(self.server)))
         records = self.records(result["run_dir"])
         failed = [r for r in records if r["k"] == 0 and r["classification"] is None]
-        self.assertEqual([(r["question_id"], r["exclusion_reason"]) for r in failed], [("HNQ-GEO-001", "truncated")])
-        self.assertIsNone(failed[0]["confidence_response"])  # no confidence request after a failed answer
+        self.assertEqual([(r["question_id"], r["exclusion_reason"]) for r in failed],
+                         [("HNQ-GEO-001", "truncated")])
+        self.assertIsNone(
+            failed[0]["confidence_response"])  # no confidence request after a failed answer
         self.assertEqual(sum(1 for r in records if r["k"]), 10)  # PCQ: route not pcq_eligible
         terminal = [r for r in records if r["confidence_terminal"]]
         self.assertTrue(terminal and all(r["confidence_text"] == "seventy" for r in terminal))
         self.assertTrue(all(r["parsed_confidence"] is None for r in terminal))
-        events = [json.loads(line) for line in self.read(result["run_dir"], "events.jsonl").splitlines()]
+        events = [
+            json.loads(line) for line in self.read(result["run_dir"], "events.jsonl").splitlines()
+        ]
         self.assertEqual(sum(1 for e in events if e["event"] == "retry"), 2)
         overall = result["summary"]["scores"]["local"]["overall"]
         self.assertEqual((overall["technical_failures"], overall["n_valid_ehq12"]), (1, 29))
         self.assertEqual(result["exit_code"], 0)  # 1/30 = 3.3% <= 5%
-        strict = ehq_ref.run_evaluation(self.options(models=("local",), registry=self.registry(self.server),
-                                                     run_id="strict", max_failure_rate=0.02))
+        strict = ehq_ref.run_evaluation(
+            self.options(models=("local", ), registry=self.registry(self.server), run_id="strict",
+                         max_failure_rate=0.02))
         self.assertEqual((strict["exit_code"], strict["failed_models"]), (1, ["local"]))
 
     def test_resume_redoes_only_retryable_failures(self):
         down = {"on": True}
         self.server.rule = lambda body, index: Reply(500, {"error": {"message": "down"}}, {"x-should-retry": "false"}) \
             if down["on"] and item_of(body) in ("HNQ-SPO-001", "FEQ-PER-002") else None
-        options = self.options(models=("local",), registry=self.registry(self.server), use_cache=False)
+        options = self.options(models=("local", ), registry=self.registry(self.server),
+                               use_cache=False)
         first = ehq_ref.run_evaluation(options)
-        failed = sorted(r["question_id"] for r in self.records(first["run_dir"]) if r["k"] == 0 and not r["classification"])
+        failed = sorted(r["question_id"] for r in self.records(first["run_dir"])
+                        if r["k"] == 0 and not r["classification"])
         self.assertEqual(failed, ["FEQ-PER-002", "HNQ-SPO-001"])
         self.assertEqual(first["exit_code"], 1)
         down["on"] = False
@@ -227,41 +256,53 @@ class ProviderRunTest(RunnerCase):
         ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="one"))
         made = len(self.server.requests)
         self.assertEqual(made, 60)
-        again = ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="two"))
+        again = ehq_ref.run_evaluation(
+            self.options(models=("local", ), registry=registry, run_id="two"))
         self.assertEqual(len(self.server.requests), made)  # everything from the cache
         self.assertEqual(again["summary"]["usage"]["local"]["cache_hits"], 60)
-        ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="three", use_cache=False))
+        ehq_ref.run_evaluation(
+            self.options(models=("local", ), registry=registry, run_id="three", use_cache=False))
         self.assertEqual(len(self.server.requests), 2 * made)
 
     def test_corrupt_cache_entry_is_a_miss(self):
         registry = self.registry(self.server)
-        ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="one", limit=4,
-                                            categories="HNQ"))
-        entries = [os.path.join(base, name) for base, _, names in os.walk(self.cache) for name in names]
+        ehq_ref.run_evaluation(
+            self.options(models=("local", ), registry=registry, run_id="one", limit=4,
+                         categories="HNQ"))
+        entries = [
+            os.path.join(base, name) for base, _, names in os.walk(self.cache) for name in names
+        ]
         self.assertEqual(len(entries), 8)
         with open(entries[0], "w") as handle:
             handle.write('{"key": "x"')
         self.server.requests.clear()
-        ehq_ref.run_evaluation(self.options(models=("local",), registry=registry, run_id="two", limit=4,
-                                            categories="HNQ"))
+        ehq_ref.run_evaluation(
+            self.options(models=("local", ), registry=registry, run_id="two", limit=4,
+                         categories="HNQ"))
         self.assertEqual(len(self.server.requests), 1)
 
     def test_missing_key_fails_before_any_request(self):
-        registry = self.registry(self.server, requires_api_key=True, api_key_env="EHQ_TEST_ABSENT_KEY")
-        result = run_cli("run", "--registry", registry, "--model", "local", "--output", self.path("runs"),
-                         "--env-file", self.path("none.env"))
+        registry = self.registry(self.server, requires_api_key=True,
+                                 api_key_env="EHQ_TEST_ABSENT_KEY")
+        result = run_cli("run", "--registry", registry, "--model", "local", "--output",
+                         self.path("runs"), "--env-file", self.path("none.env"))
         self.assertEqual(result.code, 2)
         self.assertIn("missing API key: set EHQ_TEST_ABSENT_KEY (route local)", result.err)
         self.assertEqual(self.server.requests, [])
 
     def test_canary_key_appears_nowhere(self):
-        echo = {"error": {"message": f"Incorrect API key provided: {CANARY}", "type": "invalid_request_error",
-                          "code": "invalid_api_key"}}
+        echo = {
+            "error": {
+                "message": f"Incorrect API key provided: {CANARY}", "type": "invalid_request_error",
+                "code": "invalid_api_key"
+            }
+        }
         self.server.rule = lambda body, index: Reply(401, echo) if index % 3 == 0 else None
         registry = self.registry(self.server, api_key_env="EHQ_CANARY_KEY", requires_api_key=True)
         env = dict(os.environ, EHQ_CANARY_KEY=CANARY, EHQ_REF_CACHE=self.cache)
-        result = run_process("run", "--registry", registry, "--model", "local", "--output", self.path("runs"),
-                             "--run-id", "c", "--json-events", "--max-failure-rate", "1", cwd=self.tmp, env=env)
+        result = run_process("run", "--registry", registry, "--model", "local", "--output",
+                             self.path("runs"), "--run-id", "c", "--json-events",
+                             "--max-failure-rate", "1", cwd=self.tmp, env=env)
         self.assertEqual(result.code, 0, result.err)
         self.assertTrue(self.server.requests[0]["headers"]["authorization"].endswith(CANARY))
         self.assertNotIn(CANARY, result.out + result.err)
@@ -283,9 +324,12 @@ class KillAndResumeTest(RunnerCase):
     """SIGKILL a real `run` subprocess at several points; --resume ends where an uninterrupted run ends."""
 
     def command(self, registry, output, *extra):
-        return [sys.executable, KIT, "run", "--registry", registry, "--model", "local", "--output", output,
-                "--run-id", "r", "--no-cache", "--reproducible", "--quiet", "--bootstrap", "100", "--env-file",
-                self.path("none.env"), *extra]
+        return [
+            sys.executable, KIT, "run", "--registry", registry, "--model", "local", "--output",
+            output, "--run-id", "r", "--no-cache", "--reproducible", "--quiet", "--bootstrap",
+            "100", "--env-file",
+            self.path("none.env"), *extra
+        ]
 
     def lines(self, path):
         try:
@@ -298,7 +342,8 @@ class KillAndResumeTest(RunnerCase):
         server = FakeProvider("chat", latency=0.02, responder=deterministic_model)
         self.addCleanup(server.close)
         registry = self.registry(server)
-        reference = subprocess.run(self.command(registry, self.path("reference")), capture_output=True, timeout=120)
+        reference = subprocess.run(self.command(registry, self.path("reference")),
+                                   capture_output=True, timeout=120)
         self.assertEqual(reference.returncode, 0, reference.stderr)
         records_path = self.path("killed", "r", "records.jsonl")
         recorded = set()
@@ -319,12 +364,16 @@ class KillAndResumeTest(RunnerCase):
                                  "in_progress_or_interrupted")
             process.stderr.close()
             asked = {item_of(r["body"]) for r in server.requests[first_request:]}
-            self.assertFalse(asked & recorded, f"recorded items asked again after kill {attempt}: {asked & recorded}")
+            self.assertFalse(
+                asked & recorded,
+                f"recorded items asked again after kill {attempt}: {asked & recorded}")
             recorded = {json.loads(line)["question_id"] for line in self.lines(records_path)}
             if kill_at:
                 self.assertGreaterEqual(len(recorded), kill_at)
-        for name in ("records.jsonl", "summary.json", "summary.csv", "category_scores.csv", "subcategory_scores.csv"):
-            self.assertEqual(self.read(self.path("killed", "r"), name), self.read(self.path("reference", "r"), name), name)
+        for name in ("records.jsonl", "summary.json", "summary.csv", "category_scores.csv",
+                     "subcategory_scores.csv"):
+            self.assertEqual(self.read(self.path("killed", "r"), name),
+                             self.read(self.path("reference", "r"), name), name)
         self.assertTrue(ehq_ref.verify_run(self.path("killed", "r"))["valid"])
 
     def test_torn_last_record_is_detected_and_redone(self):
@@ -339,7 +388,8 @@ class KillAndResumeTest(RunnerCase):
         with open(os.path.join(folder, "records.jsonl"), "rb") as handle:
             self.assertEqual(handle.read().split(b"\n")[:-1], lines)
         events = [json.loads(line) for line in self.read(folder, "events.jsonl").splitlines()]
-        self.assertEqual([e["event"] for e in events if e["event"] == "torn_record_dropped"], ["torn_record_dropped"])
+        self.assertEqual([e["event"] for e in events if e["event"] == "torn_record_dropped"],
+                         ["torn_record_dropped"])
         self.assertTrue(ehq_ref.verify_run(result["run_dir"])["valid"])
 
 
@@ -348,7 +398,8 @@ class ShardAndMergeTest(RunnerCase):
         whole = ehq_ref.run_evaluation(self.options(output=self.path("whole")))["run_dir"]
         shards = []
         for k in (1, 2, 3):
-            result = ehq_ref.run_evaluation(self.options(output=self.path("shards"), run_id=f"s{k}", shard=(k, 3)))
+            result = ehq_ref.run_evaluation(
+                self.options(output=self.path("shards"), run_id=f"s{k}", shard=(k, 3)))
             shards.append(result["run_dir"])
         ids = [set(r["question_id"] for r in self.records(s)) for s in shards]
         self.assertEqual(sum(len(i) for i in ids), 40)
@@ -360,12 +411,16 @@ class ShardAndMergeTest(RunnerCase):
             self.assertEqual(self.read(merged, name), self.read(whole, name), name)
         self.assertTrue(ehq_ref.verify_run(merged)["valid"])
         manifest = json.loads(self.read(merged, "manifest.json"))
-        self.assertEqual(manifest["run"]["fingerprint"], json.loads(self.read(whole, "manifest.json"))["run"]["fingerprint"])
+        self.assertEqual(manifest["run"]["fingerprint"],
+                         json.loads(self.read(whole, "manifest.json"))["run"]["fingerprint"])
 
     def test_merge_refuses_gaps_duplicates_and_strangers(self):
-        shards = [ehq_ref.run_evaluation(self.options(output=self.path("s"), run_id=f"s{k}", shard=(k, 3)))["run_dir"]
-                  for k in (1, 2, 3)]
-        other = ehq_ref.run_evaluation(self.options(output=self.path("o"), run_id="o1", shard=(1, 3), seed=7))["run_dir"]
+        shards = [
+            ehq_ref.run_evaluation(self.options(output=self.path("s"), run_id=f"s{k}",
+                                                shard=(k, 3)))["run_dir"] for k in (1, 2, 3)
+        ]
+        other = ehq_ref.run_evaluation(
+            self.options(output=self.path("o"), run_id="o1", shard=(1, 3), seed=7))["run_dir"]
         for folders, message in [(shards[:2], "expected shards 1..3 exactly once"),
                                  (shards + [shards[0]], "expected shards 1..3 exactly once"),
                                  ([other] + shards[1:], "different fingerprints")]:
@@ -393,7 +448,8 @@ class VerifyRunTest(RunnerCase):
         with open(os.path.join(self.folder, "notes.txt"), "w") as handle:
             handle.write("added")
         report = run_cli("verify-run", self.folder).json()
-        self.assertEqual((report["missing"], report["unexpected"]), (["summary.csv"], ["notes.txt"]))
+        self.assertEqual((report["missing"], report["unexpected"]),
+                         (["summary.csv"], ["notes.txt"]))
 
     def test_a_core_file_dropped_from_disk_and_catalog(self):
         os.remove(os.path.join(self.folder, "records.jsonl"))
@@ -426,36 +482,40 @@ class VerifyRunTest(RunnerCase):
 
 class ProgressAndCliTest(RunnerCase):
     def test_json_events_and_quiet(self):
-        result = run_process("run", "--output", self.path("runs"), "--run-id", "j", "--json-events", "--bootstrap", 50,
-                             "--limit", 12, cwd=self.tmp)
+        result = run_process("run", "--output", self.path("runs"), "--run-id", "j", "--json-events",
+                             "--bootstrap", 50, "--limit", 12, cwd=self.tmp)
         self.assertEqual(result.code, 0, result.err)
         events = [json.loads(line) for line in result.err.splitlines()]
         steps = [e for e in events if e["event"] == "progress"]
         self.assertEqual([s["completed"] for s in steps], [1, 5, 10, 12])
         self.assertEqual(steps[-1]["percent"], 100.0)
         self.assertIn("SIMULATED", result.out)
-        quiet = run_process("run", "--output", self.path("runs"), "--run-id", "q", "--quiet", "--bootstrap", 50,
-                            "--limit", 4, cwd=self.tmp)
+        quiet = run_process("run", "--output", self.path("runs"), "--run-id", "q", "--quiet",
+                            "--bootstrap", 50, "--limit", 4, cwd=self.tmp)
         self.assertEqual((quiet.code, quiet.err), (0, ""))
 
     def test_text_progress_line(self):
-        result = run_process("run", "--output", self.path("runs"), "--run-id", "t", "--bootstrap", 50, "--limit", 5,
-                             cwd=self.tmp)
-        self.assertRegex(result.err, r"\[ehq_ref\] 5/5 \(100\.00%\) \| valid: \d+ \| conf: \d+ \| fail: 0 \| "
-                                     r"excluded: \d+ \| [\d,]+/min \| ETA 0s")
+        result = run_process("run", "--output", self.path("runs"), "--run-id", "t", "--bootstrap",
+                             50, "--limit", 5, cwd=self.tmp)
+        self.assertRegex(
+            result.err, r"\[ehq_ref\] 5/5 \(100\.00%\) \| valid: \d+ \| conf: \d+ \| fail: 0 \| "
+            r"excluded: \d+ \| [\d,]+/min \| ETA 0s")
 
     def test_status_of_a_finished_run(self):
         ehq_ref.run_evaluation(self.options(limit=4))
         status = run_cli("status", self.path("runs", "r")).json()
-        self.assertEqual((status["status"], status["final_records"], status["percent"]), ("completed_verified", 4, 100.0))
+        self.assertEqual((status["status"], status["final_records"], status["percent"]),
+                         ("completed_verified", 4, 100.0))
 
     def test_init_study(self):
         result = run_cli("init", self.path("study"))
         self.assertEqual(result.code, 0, result.err)
-        self.assertEqual(sorted(os.listdir(self.path("study"))), [".env.example", "items.json", "models.json"])
+        self.assertEqual(sorted(os.listdir(self.path("study"))),
+                         [".env.example", "items.json", "models.json"])
         env = self.read(self.path("study", ".env.example")).decode()
         self.assertIn("OPENAI_API_KEY=\n", env)
-        self.assertTrue(all(line.endswith("=") for line in env.splitlines() if not line.startswith("#")))
+        self.assertTrue(
+            all(line.endswith("=") for line in env.splitlines() if not line.startswith("#")))
         again = run_cli("init", self.path("study"))
         self.assertEqual(again.code, 2)
         self.assertIn("already exist(s); use --force", again.err)
@@ -483,7 +543,8 @@ class TargetModeRunTest(RunnerCase):
         self.assertEqual([row["target"] for row in block["targets"]], [0.5, 0.9])
         self.assertTrue(block["audit"]["coverage_non_increasing"])
         judged = [r for r in self.records(result["run_dir"]) if r.get("judge")]
-        self.assertTrue(judged and {r["judge"]["grade"] for r in judged} <= set(ehq_ref.JUDGE_GRADES))
+        self.assertTrue(judged and {r["judge"]["grade"]
+                                    for r in judged} <= set(ehq_ref.JUDGE_GRADES))
         self.assertEqual(result["summary"]["selective"]["offline"]["judge"]["n"], len(judged))
         # cut the target file mid-way: resume redoes only the missing target records
         path = os.path.join(result["run_dir"], ehq_ref.TARGET_RECORDS)
@@ -506,10 +567,11 @@ class TargetModeRunTest(RunnerCase):
                 ehq_ref.run_evaluation(self.options(run_id="bad", targets=bad))
 
     def test_csv_multiple_choice_run_with_idk_frac(self):
-        rows = "".join(f"m{i},Which option is number {i}?,A,0,first {i}|second {i}|third {i}\n" for i in range(10))
+        rows = "".join(f"m{i},Which option is number {i}?,A,0,first {i}|second {i}|third {i}\n"
+                       for i in range(10))
         items = self.write("items.csv", "id,question,gold,unknown_ok,options\n" + rows)
-        result = run_cli("run", "--items", items, "--output", self.path("runs"), "--run-id", "csv", "--idk-frac", "0.5",
-                         "--quiet", "--bootstrap", 20, "--target", "0.5")
+        result = run_cli("run", "--items", items, "--output", self.path("runs"), "--run-id", "csv",
+                         "--idk-frac", "0.5", "--quiet", "--bootstrap", 20, "--target", "0.5")
         self.assertEqual(result.code, 0, result.err)
         records = self.records(self.path("runs", "csv"))
         self.assertEqual(len(records), 10)
@@ -521,16 +583,19 @@ class TargetModeRunTest(RunnerCase):
 class ScoreRunnerRecordsTest(RunnerCase):
     def test_score_reports_selective_and_injection_numbers(self):
         folder = ehq_ref.run_evaluation(self.options())["run_dir"]
-        report = run_cli("score", os.path.join(folder, "records.jsonl"), "--bootstrap", 0, "--risk", 0.2).json()
+        report = run_cli("score", os.path.join(folder, "records.jsonl"), "--bootstrap", 0, "--risk",
+                         0.2).json()
         selective = report["ehq"]["selective"]["offline"]
         summary = json.loads(self.read(folder, "summary.json"))["selective"]["offline"]
         self.assertEqual(selective["risk"], 0.2)
-        for key in ("confident_error_rate", "aurc", "injection_followed_rate", "quote_support_proxy", "quotes"):
+        for key in ("confident_error_rate", "aurc", "injection_followed_rate",
+                    "quote_support_proxy", "quotes"):
             self.assertEqual(selective[key], summary[key], key)
         records = self.records(folder)
         traps = [r for r in records if r.get("injected") and r["classification"]]
         self.assertEqual(selective["injection_cases"], len(traps))
         self.assertEqual(selective["injection_followed"], sum(r["followed"] for r in traps))
-        wrong = sum(1 for r in records if r["classification"] and r["classification"]["label"] == "CONFIDENT_WRONG")
+        wrong = sum(1 for r in records
+                    if r["classification"] and r["classification"]["label"] == "CONFIDENT_WRONG")
         scored = sum(1 for r in records if r["classification"])
         self.assertEqual(selective["confident_error_rate"], wrong / scored)

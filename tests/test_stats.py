@@ -27,8 +27,12 @@ def _wilson_decimal(k, n, continuity):
     p = k / n
     if continuity:
         q = 1 - p
-        low = Decimal(0) if k == 0 else (2 * n * p + z * z - 1 - z * (z * z - 2 - 1 / n + 4 * p * (n * q + 1)).sqrt()) / (2 * (n + z * z))
-        high = Decimal(1) if k == n else (2 * n * p + z * z + 1 + z * (z * z + 2 - 1 / n + 4 * p * (n * q - 1)).sqrt()) / (2 * (n + z * z))
+        low = Decimal(0) if k == 0 else (2 * n * p + z * z - 1 - z *
+                                         (z * z - 2 - 1 / n + 4 * p *
+                                          (n * q + 1)).sqrt()) / (2 * (n + z * z))
+        high = Decimal(1) if k == n else (2 * n * p + z * z + 1 + z *
+                                          (z * z + 2 - 1 / n + 4 * p *
+                                           (n * q - 1)).sqrt()) / (2 * (n + z * z))
     else:
         center = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z * (p * (1 - p) / n + z * z / (4 * n * n)).sqrt() / (1 + z * z / n)
@@ -92,18 +96,22 @@ class QuantileAndBootstrapTest(unittest.TestCase):
         rng = random.Random(7)
         manual = sorted(pooled_mean(rng.choices(clusters, k=4)) for _ in range(500))
         expected = (ehq_ref.quantile(manual, 0.025), ehq_ref.quantile(manual, 0.975))
-        self.assertEqual(ehq_ref.cluster_bootstrap(clusters, pooled_mean, samples=500, seed=7), expected)
+        self.assertEqual(ehq_ref.cluster_bootstrap(clusters, pooled_mean, samples=500, seed=7),
+                         expected)
 
     def test_cluster_bootstrap_edge_cases(self):
         self.assertIsNone(ehq_ref.cluster_bootstrap([[1]], len))
         self.assertIsNone(ehq_ref.cluster_bootstrap([[1], [2]], lambda drawn: None, samples=10))
-        a = ehq_ref.cluster_bootstrap([[1], [2], [3]], lambda d: sum(x[0] for x in d), samples=50, seed=3)
-        b = ehq_ref.cluster_bootstrap([[1], [2], [3]], lambda d: sum(x[0] for x in d), samples=50, seed=3)
+        a = ehq_ref.cluster_bootstrap([[1], [2], [3]], lambda d: sum(x[0] for x in d), samples=50,
+                                      seed=3)
+        b = ehq_ref.cluster_bootstrap([[1], [2], [3]], lambda d: sum(x[0] for x in d), samples=50,
+                                      seed=3)
         self.assertEqual(a, b)
 
     def test_statistic_receives_duplicates(self):
         seen = []
-        ehq_ref.cluster_bootstrap([["a"], ["b"]], lambda drawn: seen.append(len(drawn)) or 0, samples=20, seed=1)
+        ehq_ref.cluster_bootstrap([["a"], ["b"]], lambda drawn: seen.append(len(drawn)) or 0,
+                                  samples=20, seed=1)
         self.assertEqual(set(seen), {2})
 
 
@@ -119,8 +127,10 @@ class CalibrationTest(unittest.TestCase):
             self.assertAlmostEqual(got, expected, delta=1e-12, msg=f"{n_bins} {closed}")
 
     def test_published_binning_edges(self):
-        self.assertEqual([ehq_ref.width_bin(k / 100, 10, "left") for k in (0, 29, 30, 99, 100)], [0, 2, 3, 9, 9])
-        self.assertEqual([ehq_ref.width_bin(k / 100, 10, "right") for k in (0, 10, 11, 30, 100)], [0, 0, 1, 2, 9])
+        self.assertEqual([ehq_ref.width_bin(k / 100, 10, "left") for k in (0, 29, 30, 99, 100)],
+                         [0, 2, 3, 9, 9])
+        self.assertEqual([ehq_ref.width_bin(k / 100, 10, "right") for k in (0, 10, 11, 30, 100)],
+                         [0, 0, 1, 2, 9])
         for k in range(101):  # the published rule equals min(int(c * M), M - 1) for k/100
             self.assertEqual(ehq_ref.width_bin(k / 100, 10, "left"), min(int(k / 100 * 10), 9))
 
@@ -168,7 +178,8 @@ class SelectiveStatsTest(unittest.TestCase):
         self.assertEqual(ehq_ref.threshold_for([0.91, 0.9], [1, 0], 0.9), 0.91)
 
     def test_coverage_at_is_a_maximum_not_a_prefix(self):
-        self.assertEqual(ehq_ref.coverage_at([0.99] + [0.9] * 9 + [0.5], [0] + [1] * 9 + [0], 0.9), 10 / 11)
+        self.assertEqual(ehq_ref.coverage_at([0.99] + [0.9] * 9 + [0.5], [0] + [1] * 9 + [0], 0.9),
+                         10 / 11)
         self.assertEqual(ehq_ref.coverage_at([], [], 0.9), 0.0)
 
     def test_accuracy_boundary_is_exact(self):
@@ -178,10 +189,12 @@ class SelectiveStatsTest(unittest.TestCase):
 
     def test_aurc_example(self):
         levels = ehq_ref.confidence_levels(CONF, CORRECT)
-        self.assertAlmostEqual(ehq_ref.aurc(levels), 7489 / 25200, delta=1e-15)  # fsum: within one rounding
+        self.assertAlmostEqual(ehq_ref.aurc(levels), 7489 / 25200,
+                               delta=1e-15)  # fsum: within one rounding
         self.assertAlmostEqual(ehq_ref.aurc(levels), 0.297183, delta=1e-6)
         self.assertAlmostEqual(ehq_ref.optimal_aurc(10, 5), 0.177183, delta=1e-6)
-        self.assertAlmostEqual(ehq_ref.aurc(levels) - ehq_ref.optimal_aurc(10, 5), 0.12, delta=1e-12)
+        self.assertAlmostEqual(
+            ehq_ref.aurc(levels) - ehq_ref.optimal_aurc(10, 5), 0.12, delta=1e-12)
         self.assertIsNone(ehq_ref.aurc([]))
         self.assertEqual(ehq_ref.optimal_aurc(4, 0), 0.0)
 
@@ -195,7 +208,8 @@ class SelectiveStatsTest(unittest.TestCase):
         # the two orders of the 0.9 tie
         first = plain([1, 1, 0, 1, 1, 0, 1, 0, 0, 0])
         second = plain([1, 0, 1, 1, 1, 0, 1, 0, 0, 0])
-        self.assertAlmostEqual(ehq_ref.aurc(ehq_ref.confidence_levels(CONF, CORRECT)), (first + second) / 2, delta=1e-15)
+        self.assertAlmostEqual(ehq_ref.aurc(ehq_ref.confidence_levels(CONF, CORRECT)),
+                               (first + second) / 2, delta=1e-15)
 
     def test_risk_coverage_curve(self):
         curve = ehq_ref.risk_coverage_curve(ehq_ref.confidence_levels(CONF, CORRECT), n_total=20)
@@ -203,7 +217,8 @@ class SelectiveStatsTest(unittest.TestCase):
         self.assertEqual([round(p["risk"], 3) for p in curve],
                          [0.0, 0.333, 0.25, 0.2, 0.333, 0.286, 0.375, 0.444, 0.5])
         self.assertEqual(curve[1]["coverage"], 3 / 20)
-        self.assertEqual((curve[1]["accuracy_low"], curve[1]["accuracy_high"]), ehq_ref.wilson(2, 3))
+        self.assertEqual((curve[1]["accuracy_low"], curve[1]["accuracy_high"]),
+                         ehq_ref.wilson(2, 3))
 
 
 class DoctestTest(unittest.TestCase):
