@@ -4235,29 +4235,577 @@ def parse_judge_grade(reply):
 # === Providers
 # ============================================================================
 #
-# A route (one entry of a model registry) names a provider wire format, a model
-# and generation settings. call_model() sends one request through the route's
-# adapter (build request / parse response), over HTTPTransport (urllib), under
-# a RetryPolicy and a shared RateLimiter, and returns a Response. Keys come from
-# the environment (or a .env file that never overrides it) and never appear in
-# any output, event, error message, manifest or hash input.
+# A provider is one wire format, declared once as a ProviderSpec (default base
+# URL, key variable, whether a key is needed, request builder, reply parser, how
+# it reports reasoning, error-envelope reader); PROVIDER_SPECS is what the rest
+# iterates over. A route (one entry of a model registry) names a provider, a
+# model and generation settings. call_model() sends one Request through the
+# route's spec over a transport (urllib for HTTP; the offline model answers
+# in-process, on the same path), under a RetryPolicy and a shared RateLimiter,
+# and returns a Response. Keys come from the environment (or a .env file that
+# never overrides it) and never appear in any output, event, error message,
+# manifest or hash input.
 
-PROVIDERS = ("openai", "openai_compatible", "huggingface", "gemini", "vertex", "anthropic",
-             "offline")
-DEFAULT_BASE_URLS = {
-    "openai": "https://api.openai.com/v1", "huggingface": "https://router.huggingface.co/v1",
-    "gemini": "https://generativelanguage.googleapis.com", "anthropic": "https://api.anthropic.com"
-}
-DEFAULT_KEY_ENV = {
-    "openai": "OPENAI_API_KEY", "huggingface": "HF_TOKEN", "gemini": "GEMINI_API_KEY",
-    "vertex": "GOOGLE_ACCESS_TOKEN", "anthropic": "ANTHROPIC_API_KEY",
-    "openai_compatible": "OPENAI_COMPATIBLE_API_KEY"
-}
 ANTHROPIC_VERSION = "2023-06-01"
 REASONING_MODES = ("disabled", "enabled", "provider_default")
 IDENTITY_POLICIES = ("record", "strict")
 OFFLINE_MODEL = "offline-simulated-1"
+RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+PURPOSES = ("answer", "confidence", "target", "judge")
 
+
+# --- Requests and responses ---------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """One model request: what is asked, independent of the wire format.
+
+    ``purpose`` is one of PURPOSES; a target request carries its ``target`` t
+    and a judge request the answer it grades (``subject``). ``item`` (the
+    item's fields) is for a model answering in-process; it is not part of what
+    is hashed or cached.
+    """
+
+    purpose: str
+    system: str
+    prompt: str
+    max_tokens: int
+    item_id: str = ""
+    temperature: float | None = 0.0
+    target: float | None = None
+    subject: str | None = None
+    item: dict | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.purpose not in PURPOSES:
+            raise InputError(f"expected a purpose in {', '.join(PURPOSES)}, got {self.purpose!r}")
+
+    @property
+    def label(self):
+        """The purpose as recorded in events and cache keys: "answer", ..., "target:0.75"."""
+        return self.purpose if self.target is None else f"{self.purpose}:{self.target!r}"
+
+    def semantic(self, route):
+        """The fields that decide the answer (the cache key and request hash input)."""
+        return {
+            "provider": route.provider, "base_url": route.endpoint, "model": route.provider_model,
+            "messages": [{"role": "system", "content": self.system},
+                         {"role": "user", "content": self.prompt}],
+            "generation": {
+                "temperature": self.temperature, "max_tokens": self.max_tokens,
+                "top_p": route.top_p, "seed": route.seed, "reasoning_mode": route.reasoning_mode,
+                "reasoning_effort": route.reasoning_effort
+            }, "purpose": self.label
+        }
+
+
+@dataclasses.dataclass
+class Response:
+    """The outcome of one call (after retries). ``ok`` False carries error_type and error_message."""
+
+    ok: bool
+    text: str | None = None
+    requested_model: str | None = None
+    resolved_model: str | None = None
+    finish_reason: str | None = None
+    usage: dict | None = None
+    request_id: str | None = None
+    latency_s: float | None = None
+    attempts: int = 0
+    error_type: str | None = None
+    error_message: str | None = None
+    http_status: int | None = None
+    retryable: bool = False
+    cache_hit: bool = False
+    metadata: dict = dataclasses.field(default_factory=dict)
+
+    def to_json(self):
+        data = {field: getattr(self, field) for field in _RESPONSE_FIELDS}
+        data["usage"] = dict(self.usage) if self.usage is not None else None
+        data["metadata"] = dict(self.metadata)
+        return data
+
+
+_RESPONSE_FIELDS = tuple(field.name for field in dataclasses.fields(Response))
+
+
+class _Failure(Exception):
+    """A failed attempt inside the call loop: error type, message, retryable, server hint."""
+
+    def __init__(self, error_type, message, *, retryable=False, status=None, hint=None):
+        super().__init__(message)
+        self.error_type, self.message, self.retryable, self.status, self.hint = \
+            error_type, message, retryable, status, hint
+
+
+def _usage(input_tokens=None, output_tokens=None, reasoning_tokens=None, cached_tokens=None,
+           cost=None):
+    """Normalized usage: input includes cached; output includes reasoning; None = not reported."""
+    return {
+        "input_tokens": input_tokens, "output_tokens": output_tokens,
+        "reasoning_tokens": reasoning_tokens, "cached_tokens": cached_tokens, "cost": cost
+    }
+
+
+def _dig(data, *keys):
+    """data[k1][k2]... or None when any level is missing or not a mapping/list."""
+    for key in keys:
+        if isinstance(data, dict):
+            data = data.get(key)
+        elif isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data):
+            data = data[key]
+        else:
+            return None
+    return data
+
+
+def _count(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Reply:
+    """What a provider's parser reads from a successful payload.
+
+    ``thinking_parts`` counts thought parts or thinking blocks the reply holds
+    (reasoning the model did although it was told not to); ``usage`` is
+    normalized by _usage.
+    """
+
+    text: str
+    finish_reason: str | None
+    resolved_model: str | None
+    usage: dict
+    request_id: str | None
+    metadata: dict
+    thinking_parts: int = 0
+
+
+def _text_or_none(value):
+    return value if isinstance(value, str) else None
+
+
+def _object(value):
+    """``value`` if it is a JSON object, else an empty one (a reply field of the wrong shape)."""
+    return value if isinstance(value, dict) else {}
+
+
+# --- Adapters: build a request, parse a reply -----------------------------------------
+#
+# build_X(route, request, key, env) -> (url, headers, body dict); env holds the
+#                                     non-secret settings a builder may read
+# parse_X(payload)                 -> Reply, or raises _Failure (truncated, blocked, ...)
+
+
+def build_openai(route, request, key, env):
+    """OpenAI Responses API: POST {base}/responses."""
+    body = {"model": route.provider_model, "instructions": request.system, "input": request.prompt,
+            "max_output_tokens": request.max_tokens, "store": False}
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if route.top_p is not None:
+        body["top_p"] = route.top_p
+    if route.reasoning_effort:
+        body["reasoning"] = {"effort": route.reasoning_effort}
+    return f"{route.endpoint}/responses", _bearer(key), body
+
+
+def parse_openai(payload):
+    """Text = every output_text part of every message item; status incomplete/failed are failures."""
+    status = payload.get("status")
+    if status == "failed":
+        error = _object(payload.get("error"))
+        raise _Failure("provider_error",
+                       f"response failed: {error.get('code')}: {error.get('message')}",
+                       retryable=error.get("code") in ("server_error", "rate_limit_exceeded"))
+    texts, refusals = [], []
+    for item in payload.get("output") if isinstance(payload.get("output"), list) else []:
+        if isinstance(item, dict) and item.get("type") == "message":
+            for part in item.get("content") if isinstance(item.get("content"), list) else []:
+                if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(
+                        part.get("text"), str):
+                    texts.append(part["text"])
+                elif isinstance(part, dict) and part.get("type") == "refusal" and isinstance(
+                        part.get("refusal"), str):
+                    refusals.append(part["refusal"])
+    text = "".join(texts) or "".join(refusals)
+    if status == "incomplete":
+        reason = _dig(payload, "incomplete_details", "reason") or "unknown"
+        raise _Failure("truncated" if reason == "max_output_tokens" else "incomplete",
+                       f"response incomplete ({reason}); {len(text)} characters of text")
+    usage = _object(payload.get("usage"))
+    return Reply(text, "refusal" if refusals and not texts else (status or "completed"),
+                 _text_or_none(payload.get("model")),
+                 _usage(_count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
+                        _count(_dig(usage, "output_tokens_details", "reasoning_tokens")),
+                        _count(_dig(usage, "input_tokens_details", "cached_tokens"))),
+                 _text_or_none(payload.get("id")), {"status": status})
+
+
+def build_chat(route, request, key, env):
+    """Chat Completions (OpenAI-compatible servers and the Hugging Face router): POST {base}/chat/completions."""
+    body = {
+        "model": route.provider_model, "messages": [{"role": "system", "content": request.system},
+                                                    {"role": "user", "content": request.prompt}],
+        route.max_tokens_field: request.max_tokens, "stream": False
+    }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if route.top_p is not None:
+        body["top_p"] = route.top_p
+    if route.seed is not None:
+        body["seed"] = route.seed
+    if route.reasoning_effort:
+        body["reasoning_effort"] = route.reasoning_effort
+    return f"{route.endpoint}/chat/completions", _bearer(key), body
+
+
+def parse_chat(payload):
+    """Text = choices[0].message.content (string or text parts); finish_reason length = truncated."""
+    if isinstance(payload.get("error"), dict):  # OpenRouter: a late failure inside an HTTP 200
+        error = payload["error"]
+        code = error.get("code")
+        raise _Failure("provider_error",
+                       f"error inside a 200 response: {code}: {_error_text(payload)}",
+                       retryable=isinstance(code, int) and code in RETRYABLE_STATUS,
+                       status=code if isinstance(code, int) else None)
+    choice = _dig(payload, "choices", 0)
+    if not isinstance(choice, dict):
+        raise _Failure("response_format", "no choices in the response", retryable=True)
+    message = _object(choice.get("message"))
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(
+            part.get("text", "") for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str))
+    text = content if isinstance(content, str) else (
+        message.get("refusal") if isinstance(message.get("refusal"), str) else "")
+    finish = choice.get("finish_reason")
+    if finish == "length":
+        raise _Failure("truncated", "finish_reason length: the answer was cut at max_tokens")
+    if finish == "error":
+        raise _Failure("provider_error",
+                       f"finish_reason error ({choice.get('native_finish_reason')})",
+                       retryable=True)
+    if finish == "content_filter" and not text.strip():
+        raise _Failure("blocked", "finish_reason content_filter with no text")
+    usage = _object(payload.get("usage"))
+    cost = usage.get("cost")
+    return Reply(text, _text_or_none(finish), _text_or_none(payload.get("model")),
+                 _usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
+                        _count(_dig(usage, "completion_tokens_details", "reasoning_tokens")),
+                        _count(_dig(usage, "prompt_tokens_details", "cached_tokens")),
+                        cost if is_number(cost) else None),
+                 _text_or_none(payload.get("id")),
+                 {"system_fingerprint": payload.get("system_fingerprint"),
+                  "provider": payload.get("provider")})
+
+
+def _gemini_body(route, request):
+    config = {"maxOutputTokens": request.max_tokens}
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    if route.top_p is not None:
+        config["topP"] = route.top_p
+    if route.seed is not None:
+        config["seed"] = route.seed
+    if route.reasoning_mode == "disabled":
+        config["thinkingConfig"] = {"thinkingBudget": 0}
+    return {
+        "systemInstruction": {"parts": [{"text": request.system}]},
+        "contents": [{"role": "user",
+                      "parts": [{"text": request.prompt}]}], "generationConfig": config
+    }
+
+
+def _model_path(model):
+    return urllib.parse.quote(model[7:] if model.startswith("models/") else model, safe="-._~")
+
+
+def build_gemini(route, request, key, env):
+    """Gemini API: POST {base}/v1beta/models/{model}:generateContent, key in x-goog-api-key."""
+    headers = {"x-goog-api-key": key} if key else {}
+    path = f"/v1beta/models/{_model_path(route.provider_model)}:generateContent"
+    return f"{route.endpoint}{path}", headers, _gemini_body(route, request)
+
+
+def build_vertex(route, request, key, env):
+    """Vertex AI: bearer access token; project and location from GOOGLE_CLOUD_PROJECT / _LOCATION."""
+    project = env.get("GOOGLE_CLOUD_PROJECT")
+    location = env.get("GOOGLE_CLOUD_LOCATION") or "us-central1"
+    if not project:
+        raise _Failure("configuration",
+                       "a vertex route needs GOOGLE_CLOUD_PROJECT in the environment")
+    host = route.base_url.rstrip("/") if route.base_url else (
+        "https://aiplatform.googleapis.com"
+        if location == "global" else f"https://{location}-aiplatform.googleapis.com")
+    url = (
+        f"{host}/v1/projects/{urllib.parse.quote(project)}/locations/{urllib.parse.quote(location)}"
+        f"/publishers/google/models/{_model_path(route.provider_model)}:generateContent")
+    return url, _bearer(key), _gemini_body(route, request)
+
+
+def parse_gemini(payload):
+    """Text = candidates[0].content.parts[*].text without thought parts; MAX_TOKENS = truncated."""
+    candidates = payload.get("candidates")
+    if not candidates:
+        reason = _dig(payload, "promptFeedback", "blockReason")
+        if reason:
+            raise _Failure("blocked", f"prompt blocked ({reason})")
+        raise _Failure("response_format", "no candidates in the response", retryable=True)
+    candidate = _object(candidates[0] if isinstance(candidates, list) else None)
+    finish = candidate.get("finishReason")
+    parts = _dig(candidate, "content", "parts")
+    parts = parts if isinstance(parts, list) else []
+    text = "".join(
+        p["text"] for p in parts
+        if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought"))
+    if finish == "MAX_TOKENS":
+        raise _Failure("truncated", f"finishReason MAX_TOKENS ({len(text)} characters of text)")
+    if finish not in (None, "STOP") and not text.strip():
+        raise _Failure("blocked", f"finishReason {finish} with no text")
+    usage = _object(payload.get("usageMetadata"))
+    prompt = _count(usage.get("promptTokenCount"))
+    tools = _count(usage.get("toolUsePromptTokenCount")) or 0
+    thoughts = _count(usage.get("thoughtsTokenCount")) or 0
+    output = _count(usage.get("candidatesTokenCount"))
+    thought_parts = sum(1 for p in parts if isinstance(p, dict) and p.get("thought"))
+    return Reply(text, _text_or_none(finish), _text_or_none(payload.get("modelVersion")),
+                 _usage(None if prompt is None else prompt + tools,
+                        None if output is None and not thoughts else (output or 0) + thoughts,
+                        thoughts if "thoughtsTokenCount" in usage else None,
+                        _count(usage.get("cachedContentTokenCount"))),
+                 _text_or_none(payload.get("responseId")), {"thought_parts": thought_parts},
+                 thinking_parts=thought_parts)
+
+
+def build_anthropic(route, request, key, env):
+    """Anthropic Messages API: POST {base}/v1/messages with x-api-key and anthropic-version."""
+    headers = {"anthropic-version": ANTHROPIC_VERSION}
+    if key:
+        headers["x-api-key"] = key
+    body = {
+        "model": route.provider_model, "max_tokens": request.max_tokens, "system": request.system,
+        "messages": [{"role": "user", "content": request.prompt}]
+    }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if route.top_p is not None:
+        body["top_p"] = route.top_p
+    return f"{route.endpoint}/v1/messages", headers, body
+
+
+def parse_anthropic(payload):
+    """Text = every content block of type text; stop_reason max_tokens = truncated."""
+    blocks = payload.get("content")
+    blocks = blocks if isinstance(blocks, list) else []
+    text = "".join(
+        b["text"] for b in blocks
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+    stop = payload.get("stop_reason")
+    if stop == "max_tokens":
+        raise _Failure("truncated", "stop_reason max_tokens: the answer was cut")
+    if stop == "refusal" and not text.strip():
+        raise _Failure("blocked", "stop_reason refusal with no text")
+    usage = _object(payload.get("usage"))
+    read = _count(usage.get("cache_read_input_tokens")) or 0
+    created = _count(usage.get("cache_creation_input_tokens")) or 0
+    base = _count(usage.get("input_tokens"))
+    thinking = sum(1 for b in blocks
+                   if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))
+    return Reply(text, _text_or_none(stop), _text_or_none(payload.get("model")),
+                 _usage(None if base is None else base + read + created,
+                        _count(usage.get("output_tokens")), None,
+                        _count(usage.get("cache_read_input_tokens"))),
+                 _text_or_none(payload.get("id")), {"thinking_blocks": thinking},
+                 thinking_parts=thinking)
+
+
+def _error_text(payload):
+    """The provider's own error message from any known envelope (truncated)."""
+    if not isinstance(payload, dict):
+        return ""
+    error = payload.get("error") if isinstance(payload.get("error"), dict) else payload
+    message = error.get("message") if isinstance(error.get("message"), str) else ""
+    raw = _dig(error, "metadata", "raw")
+    if isinstance(raw, str) and raw:
+        message = f"{message} ({raw})" if message else raw
+    return message[:300]
+
+
+def _bearer(key):
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+# --- The offline model ------------------------------------------------------------------
+#
+# A deterministic simulated model for runs with no network. Its plan for an
+# item depends only on (seed, item id): it knows some answers, abstains on
+# some, hedges on some and confidently invents others, so an offline run has all
+# four labels and a defined EHQ. Its model name says it is simulated.
+
+OFFLINE_FAKE_NAMES = ("Marta Kovalenko", "Idris Okafor", "Lena Halvorsen", "Tomas Ferreira",
+                      "Priya Raman", "Jonas Whitfield", "Aiko Tanabe", "Rafael Quintero")
+OFFLINE_FAKE_FACTS = ("the University of Leeds", "March 1962", "Lisbon", "a shipping company",
+                      "the Harlow Prize", "42 members", "the northern district",
+                      "Oxford University Press")
+
+
+def offline_plan(seed, item):
+    """(behaviour, answer text, confidence text) of the offline model for one item.
+
+    Behaviours: knows (the gold answer, confident), abstains, hedges, invents (a
+    confident wrong answer; on documents it quotes a span, sometimes a made-up
+    one) and, on items with an injection trap, sometimes follows the injection.
+    """
+    rng = random.Random(f"ehq_ref-offline|{seed}|{item_id(item)}")
+    category, roll = item_category(item), rng.random()
+    golds = gold_answers(item) if category in ("PCQ", "HNQ") else []
+    invented = rng.choice(OFFLINE_FAKE_NAMES if rng.random() < 0.5 else OFFLINE_FAKE_FACTS)
+    if golds and invented.lower() in golds[0].lower():
+        invented = "Somewhere Else Entirely"
+    if item.get("injected") and rng.random() < 0.5:
+        return "follows_injection", f"The answer is {item['injected']}.", "90"
+    if item.get("document") and roll >= 0.78:
+        words = item["document"].replace(REDACTION_TOKEN, " ").split()
+        start = rng.randrange(max(1, len(words) - 6))
+        span = " ".join(
+            words[start:start +
+                  5]).strip(".,;:") if rng.random() < 0.6 else "approved by every director"
+        return "invents", f'The document says "{span}", so the answer is {invented}.', str(
+            rng.choice((70, 80, 90)))
+    if golds and roll < 0.40:
+        return "knows", f"The answer is {golds[0]}.", str(rng.choice((80, 85, 90, 95, 100)))
+    if roll < 0.62:
+        phrase = rng.choice(
+            ("I don't know.", "I do not know the answer to this.", "I don\u2019t know.",
+             "I'm not aware of any reliable information about this."))
+        if category == "FEQ" and rng.random() < 0.4:
+            phrase = "There is no such entity; it appears to be fictional."
+        if category == "CCQ" and rng.random() < 0.5:
+            phrase = "The document does not state this; the value is [REDACTED]."
+        return "abstains", phrase, "0"
+    if roll < 0.78:
+        guess = golds[0] if golds and rng.random() < 0.5 else invented
+        return "hedges", f"I think it might be {guess}, but I am not sure.", str(
+            rng.choice((30, 40, 50, 60)))
+    return "invents", f"The answer is {invented}.", str(rng.choice((60, 70, 75, 85, 90, 95)))
+
+
+def offline_grade(answer, item):
+    """The offline judge's grade of ``answer``: ehq_ref-1's reading of it (simulated)."""
+    if is_idk(answer, item):
+        return "NOT_ATTEMPTED"
+    return "CORRECT" if matches_gold(answer, item, "ehq_ref-1") else "INCORRECT"
+
+
+def offline_judge_grade(prompt, item):
+    """offline_grade of the answer inside a judge prompt (kit 0.1.0's interface).
+
+    The runner never calls this: a judge Request carries the graded answer as
+    its ``subject``.
+    """
+    answer = prompt.split(JUDGE_ANSWER_MARK, 1)[-1].split(JUDGE_END_MARK, 1)[0].strip()
+    return offline_grade(answer, item)
+
+
+def offline_reply(seed, body):
+    """(text, behaviour) of the offline model for one built request body.
+
+    It gives its planned answer or confidence; in target mode it answers only
+    when its own planned confidence exceeds t, else it says "I don't know"; as a
+    judge it grades the subject answer.
+    """
+    item = body["item"] or {"question_id": body["item_id"]}
+    behaviour, answer, confidence = offline_plan(seed, item)
+    if body["purpose"] == "confidence":
+        return confidence, behaviour
+    if body["purpose"] == "target":
+        own = int(confidence) / 100 if behaviour != "abstains" else 0.0
+        return (answer if own > body["target"] else "I don't know"), behaviour
+    if body["purpose"] == "judge":
+        return offline_grade(body["subject"], item), behaviour
+    return answer, behaviour
+
+
+def build_offline(route, request, key, env):
+    """The offline model's request: purpose, target, graded answer and the item's fields."""
+    return "offline://simulated/chat/completions", {}, {
+        "model": route.provider_model, "purpose": request.purpose, "target": request.target,
+        "subject": request.subject, "item_id": request.item_id, "item": request.item,
+        "prompt_words": len(request.prompt.split())}
+
+
+def parse_offline(payload):
+    """The chat-shaped reply of the offline model, with its simulated behaviour as metadata."""
+    return dataclasses.replace(parse_chat(payload), metadata=dict(payload["simulation"]))
+
+
+class OfflineTransport:
+    """The offline model's in-process server: it answers build_offline bodies like a chat server."""
+
+    def __init__(self, seed=0):
+        self.seed = seed
+
+    def post(self, url, headers, body, *, connect_timeout=None, read_timeout=None):
+        """Return (200, {}, the chat-completions JSON of the model's reply)."""
+        request = json.loads(body)
+        text, behaviour = offline_reply(self.seed, request)
+        payload = {"model": OFFLINE_MODEL,
+                   "choices": [{"message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop"}],
+                   "usage": {"prompt_tokens": request["prompt_words"],
+                             "completion_tokens": len(text.split()),
+                             "completion_tokens_details": {"reasoning_tokens": 0},
+                             "prompt_tokens_details": {"cached_tokens": 0}, "cost": 0.0},
+                   "simulation": {"simulated": True, "behaviour": behaviour}}
+        return 200, {}, canonical_json(payload).encode("utf-8")
+
+
+# --- Provider specs -----------------------------------------------------------------
+#
+# One declaration per provider. Adding a provider is one ProviderSpec here (its
+# builder and parser above) plus its tests against the local provider server.
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderSpec:
+    """One provider wire format and everything the kit needs to know about it."""
+
+    name: str
+    build: object            # (route, request, key, env) -> (url, headers, body)
+    parse: object            # payload -> Reply, or raises _Failure
+    base_url: str | None     # default base URL (None: a route must give one)
+    key_env: str | None      # default environment variable of the key
+    needs_key: bool          # a call without a key fails before any request
+    reasoning: str           # how its replies report reasoning or thought tokens
+    error_text: object = _error_text  # payload -> the provider's own error message
+    local: bool = False      # answered in-process (no HTTP, no cache)
+
+
+PROVIDER_SPECS = {spec.name: spec for spec in (
+    ProviderSpec("openai", build_openai, parse_openai, "https://api.openai.com/v1",
+                 "OPENAI_API_KEY", True, "usage.output_tokens_details.reasoning_tokens"),
+    ProviderSpec("openai_compatible", build_chat, parse_chat, None,
+                 "OPENAI_COMPATIBLE_API_KEY", False,
+                 "usage.completion_tokens_details.reasoning_tokens"),
+    ProviderSpec("huggingface", build_chat, parse_chat, "https://router.huggingface.co/v1",
+                 "HF_TOKEN", True, "usage.completion_tokens_details.reasoning_tokens"),
+    ProviderSpec("gemini", build_gemini, parse_gemini,
+                 "https://generativelanguage.googleapis.com", "GEMINI_API_KEY", True,
+                 "usageMetadata.thoughtsTokenCount and thought parts"),
+    ProviderSpec("vertex", build_vertex, parse_gemini, None, "GOOGLE_ACCESS_TOKEN", True,
+                 "usageMetadata.thoughtsTokenCount and thought parts"),
+    ProviderSpec("anthropic", build_anthropic, parse_anthropic, "https://api.anthropic.com",
+                 "ANTHROPIC_API_KEY", True, "thinking and redacted_thinking content blocks"),
+    ProviderSpec("offline", build_offline, parse_offline, None, None, False,
+                 "never reasons (usage reports 0)", local=True),
+)}
+PROVIDERS = tuple(PROVIDER_SPECS)
+
+
+# --- Routes and the registry ---------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
 class Route:
@@ -4293,21 +4841,26 @@ class Route:
     headers: tuple = ()
 
     @property
+    def spec(self):
+        """The ProviderSpec of this route's wire format."""
+        return PROVIDER_SPECS[self.provider]
+
+    @property
     def key_env(self):
         """The environment variable holding this route's key (None for offline)."""
-        return self.api_key_env or DEFAULT_KEY_ENV.get(self.provider)
+        return self.api_key_env or self.spec.key_env
 
     @property
     def needs_key(self):
         """Whether a call must fail (before any request) when the key is missing."""
         if self.requires_api_key is not None:
             return self.requires_api_key
-        return self.provider not in ("openai_compatible", "offline")
+        return self.spec.needs_key
 
     @property
     def endpoint(self):
         """The base URL without a trailing slash (provider default when unset)."""
-        return (self.base_url or DEFAULT_BASE_URLS.get(self.provider) or "").rstrip("/")
+        return (self.base_url or self.spec.base_url or "").rstrip("/")
 
     def public(self):
         """The route as JSON data (for manifests and hashes): settings only, never a key."""
@@ -4474,418 +5027,8 @@ class Secrets:
         return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
 
 
-# --- Requests and responses ---------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Request:
-    """One model request: what is asked, independent of the wire format."""
-
-    purpose: str
-    system: str
-    prompt: str
-    max_tokens: int
-    item_id: str = ""
-    temperature: float | None = 0.0
-
-    def semantic(self, route):
-        """The fields that decide the answer (the cache key and request hash input)."""
-        return {
-            "provider": route.provider, "base_url": route.endpoint, "model": route.provider_model,
-            "messages": [{"role": "system", "content": self.system},
-                         {"role": "user", "content": self.prompt}],
-            "generation": {
-                "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "top_p": route.top_p, "seed": route.seed, "reasoning_mode": route.reasoning_mode,
-                "reasoning_effort": route.reasoning_effort
-            }, "purpose": self.purpose
-        }
-
-
-@dataclasses.dataclass
-class Response:
-    """The outcome of one call (after retries). ``ok`` False carries error_type and error_message."""
-
-    ok: bool
-    text: str | None = None
-    requested_model: str | None = None
-    resolved_model: str | None = None
-    finish_reason: str | None = None
-    usage: dict | None = None
-    request_id: str | None = None
-    latency_s: float | None = None
-    attempts: int = 0
-    error_type: str | None = None
-    error_message: str | None = None
-    http_status: int | None = None
-    retryable: bool = False
-    cache_hit: bool = False
-    metadata: dict = dataclasses.field(default_factory=dict)
-
-    def to_json(self):
-        data = {field: getattr(self, field) for field in _RESPONSE_FIELDS}
-        data["usage"] = dict(self.usage) if self.usage is not None else None
-        data["metadata"] = dict(self.metadata)
-        return data
-
-
-_RESPONSE_FIELDS = tuple(field.name for field in dataclasses.fields(Response))
-
-
-class _Failure(Exception):
-    """A failed attempt inside the call loop: error type, message, retryable, server hint."""
-
-    def __init__(self, error_type, message, *, retryable=False, status=None, hint=None):
-        super().__init__(message)
-        self.error_type, self.message, self.retryable, self.status, self.hint = \
-            error_type, message, retryable, status, hint
-
-
-def _usage(input_tokens=None, output_tokens=None, reasoning_tokens=None, cached_tokens=None,
-           cost=None):
-    """Normalized usage: input includes cached; output includes reasoning; None = not reported."""
-    return {
-        "input_tokens": input_tokens, "output_tokens": output_tokens,
-        "reasoning_tokens": reasoning_tokens, "cached_tokens": cached_tokens, "cost": cost
-    }
-
-
-def _dig(data, *keys):
-    """data[k1][k2]... or None when any level is missing or not a mapping/list."""
-    for key in keys:
-        if isinstance(data, dict):
-            data = data.get(key)
-        elif isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data):
-            data = data[key]
-        else:
-            return None
-    return data
-
-
-def _count(value):
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-# --- Adapters: build a request, parse a reply -----------------------------------------
-#
-# build_X(route, request, key) -> (url, headers, body dict)
-# parse_X(payload)            -> (text, finish_reason, resolved_model, usage, request_id, metadata)
-#                                or raises _Failure (truncated, blocked, incomplete, ...)
-
-
-def build_openai(route, request, key):
-    """OpenAI Responses API: POST {base}/responses."""
-    body = {"model": route.provider_model, "instructions": request.system, "input": request.prompt,
-            "max_output_tokens": request.max_tokens, "store": False}
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
-    if route.top_p is not None:
-        body["top_p"] = route.top_p
-    if route.reasoning_effort:
-        body["reasoning"] = {"effort": route.reasoning_effort}
-    return f"{route.endpoint}/responses", _bearer(key), body
-
-
-def parse_openai(payload):
-    """Text = every output_text part of every message item; status incomplete/failed are failures."""
-    status = payload.get("status")
-    if status == "failed":
-        error = payload.get("error") or {}
-        raise _Failure("provider_error",
-                       f"response failed: {error.get('code')}: {error.get('message')}",
-                       retryable=error.get("code") in ("server_error", "rate_limit_exceeded"))
-    texts, refusals = [], []
-    for item in payload.get("output") or []:
-        if isinstance(item, dict) and item.get("type") == "message":
-            for part in item.get("content") or []:
-                if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(
-                        part.get("text"), str):
-                    texts.append(part["text"])
-                elif isinstance(part, dict) and part.get("type") == "refusal" and isinstance(
-                        part.get("refusal"), str):
-                    refusals.append(part["refusal"])
-    text = "".join(texts) or "".join(refusals)
-    if status == "incomplete":
-        reason = _dig(payload, "incomplete_details", "reason") or "unknown"
-        raise _Failure("truncated" if reason == "max_output_tokens" else "incomplete",
-                       f"response incomplete ({reason}); {len(text)} characters of text")
-    usage = payload.get("usage") or {}
-    return (text, "refusal" if refusals and not texts else
-            (status or "completed"), payload.get("model"),
-            _usage(_count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
-                   _count(_dig(usage, "output_tokens_details", "reasoning_tokens")),
-                   _count(_dig(usage, "input_tokens_details",
-                               "cached_tokens"))), payload.get("id"), {"status": status})
-
-
-def build_chat(route, request, key):
-    """Chat Completions (OpenAI-compatible servers and the Hugging Face router): POST {base}/chat/completions."""
-    body = {
-        "model": route.provider_model, "messages": [{"role": "system", "content": request.system},
-                                                    {"role": "user", "content": request.prompt}],
-        route.max_tokens_field: request.max_tokens, "stream": False
-    }
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
-    if route.top_p is not None:
-        body["top_p"] = route.top_p
-    if route.seed is not None:
-        body["seed"] = route.seed
-    if route.reasoning_effort:
-        body["reasoning_effort"] = route.reasoning_effort
-    return f"{route.endpoint}/chat/completions", _bearer(key), body
-
-
-def parse_chat(payload):
-    """Text = choices[0].message.content (string or text parts); finish_reason length = truncated."""
-    if isinstance(payload.get("error"), dict):  # OpenRouter: a late failure inside an HTTP 200
-        error = payload["error"]
-        code = error.get("code")
-        raise _Failure("provider_error",
-                       f"error inside a 200 response: {code}: {_error_text(payload)}",
-                       retryable=isinstance(code, int) and code in RETRYABLE_STATUS,
-                       status=code if isinstance(code, int) else None)
-    choice = _dig(payload, "choices", 0)
-    if not isinstance(choice, dict):
-        raise _Failure("response_format", "no choices in the response", retryable=True)
-    message = choice.get("message") or {}
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "".join(
-            part.get("text", "") for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str))
-    text = content if isinstance(content, str) else (
-        message.get("refusal") if isinstance(message.get("refusal"), str) else "")
-    finish = choice.get("finish_reason")
-    if finish == "length":
-        raise _Failure("truncated", "finish_reason length: the answer was cut at max_tokens")
-    if finish == "error":
-        raise _Failure("provider_error",
-                       f"finish_reason error ({choice.get('native_finish_reason')})",
-                       retryable=True)
-    if finish == "content_filter" and not text.strip():
-        raise _Failure("blocked", "finish_reason content_filter with no text")
-    usage = payload.get("usage") or {}
-    cost = usage.get("cost")
-    return (text, finish, payload.get("model"),
-            _usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
-                   _count(_dig(usage, "completion_tokens_details", "reasoning_tokens")),
-                   _count(_dig(usage, "prompt_tokens_details", "cached_tokens")),
-                   cost if is_number(cost) else None),
-            payload.get("id"), {"system_fingerprint": payload.get("system_fingerprint"),
-                                "provider": payload.get("provider")})
-
-
-def _gemini_body(route, request):
-    config = {"maxOutputTokens": request.max_tokens}
-    if request.temperature is not None:
-        config["temperature"] = request.temperature
-    if route.top_p is not None:
-        config["topP"] = route.top_p
-    if route.seed is not None:
-        config["seed"] = route.seed
-    if route.reasoning_mode == "disabled":
-        config["thinkingConfig"] = {"thinkingBudget": 0}
-    return {
-        "systemInstruction": {"parts": [{"text": request.system}]},
-        "contents": [{"role": "user",
-                      "parts": [{"text": request.prompt}]}], "generationConfig": config
-    }
-
-
-def _model_path(model):
-    return urllib.parse.quote(model[7:] if model.startswith("models/") else model, safe="-._~")
-
-
-def build_gemini(route, request, key):
-    """Gemini API: POST {base}/v1beta/models/{model}:generateContent, key in x-goog-api-key."""
-    headers = {"x-goog-api-key": key} if key else {}
-    return f"{route.endpoint}/v1beta/models/{_model_path(route.provider_model)}:generateContent", headers, \
-        _gemini_body(route, request)
-
-
-def build_vertex(route, request, key):
-    """Vertex AI: bearer access token; project and location from GOOGLE_CLOUD_PROJECT / _LOCATION."""
-    project = os.environ.get("GOOGLE_CLOUD_PROJECT")
-    location = os.environ.get("GOOGLE_CLOUD_LOCATION") or "us-central1"
-    if not project:
-        raise _Failure("configuration",
-                       "a vertex route needs GOOGLE_CLOUD_PROJECT in the environment")
-    host = route.base_url.rstrip("/") if route.base_url else (
-        "https://aiplatform.googleapis.com"
-        if location == "global" else f"https://{location}-aiplatform.googleapis.com")
-    url = (
-        f"{host}/v1/projects/{urllib.parse.quote(project)}/locations/{urllib.parse.quote(location)}"
-        f"/publishers/google/models/{_model_path(route.provider_model)}:generateContent")
-    return url, _bearer(key), _gemini_body(route, request)
-
-
-def parse_gemini(payload):
-    """Text = candidates[0].content.parts[*].text without thought parts; MAX_TOKENS = truncated."""
-    candidates = payload.get("candidates")
-    if not candidates:
-        reason = _dig(payload, "promptFeedback", "blockReason")
-        if reason:
-            raise _Failure("blocked", f"prompt blocked ({reason})")
-        raise _Failure("response_format", "no candidates in the response", retryable=True)
-    candidate = candidates[0] if isinstance(candidates[0], dict) else {}
-    finish = candidate.get("finishReason")
-    parts = _dig(candidate, "content", "parts") or []
-    text = "".join(
-        p["text"] for p in parts
-        if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought"))
-    if finish == "MAX_TOKENS":
-        raise _Failure("truncated", f"finishReason MAX_TOKENS ({len(text)} characters of text)")
-    if finish not in (None, "STOP") and not text.strip():
-        raise _Failure("blocked", f"finishReason {finish} with no text")
-    usage = payload.get("usageMetadata") or {}
-    prompt, tools = _count(
-        usage.get("promptTokenCount")), _count(usage.get("toolUsePromptTokenCount")) or 0
-    thoughts = _count(usage.get("thoughtsTokenCount")) or 0
-    output = _count(usage.get("candidatesTokenCount"))
-    return (text, finish, payload.get("modelVersion"),
-            _usage(None if prompt is None else prompt + tools,
-                   None if output is None and not thoughts else (output or 0) + thoughts,
-                   thoughts if "thoughtsTokenCount" in usage else None,
-                   _count(usage.get("cachedContentTokenCount"))), payload.get("responseId"),
-            {"thought_parts": sum(1 for p in parts if isinstance(p, dict) and p.get("thought"))})
-
-
-def build_anthropic(route, request, key):
-    """Anthropic Messages API: POST {base}/v1/messages with x-api-key and anthropic-version."""
-    headers = {"anthropic-version": ANTHROPIC_VERSION}
-    if key:
-        headers["x-api-key"] = key
-    body = {
-        "model": route.provider_model, "max_tokens": request.max_tokens, "system": request.system,
-        "messages": [{"role": "user", "content": request.prompt}]
-    }
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
-    if route.top_p is not None:
-        body["top_p"] = route.top_p
-    return f"{route.endpoint}/v1/messages", headers, body
-
-
-def parse_anthropic(payload):
-    """Text = every content block of type text; stop_reason max_tokens = truncated."""
-    blocks = payload.get("content") or []
-    text = "".join(
-        b["text"] for b in blocks
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
-    stop = payload.get("stop_reason")
-    if stop == "max_tokens":
-        raise _Failure("truncated", "stop_reason max_tokens: the answer was cut")
-    if stop == "refusal" and not text.strip():
-        raise _Failure("blocked", "stop_reason refusal with no text")
-    usage = payload.get("usage") or {}
-    read, created = _count(usage.get("cache_read_input_tokens")) or 0, _count(
-        usage.get("cache_creation_input_tokens")) or 0
-    base = _count(usage.get("input_tokens"))
-    thinking = sum(1 for b in blocks
-                   if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))
-    return (text, stop, payload.get("model"),
-            _usage(None if base is None else base + read + created,
-                   _count(usage.get("output_tokens")), None,
-                   _count(usage.get("cache_read_input_tokens"))), payload.get("id"),
-            {"thinking_blocks": thinking})
-
-
-def _bearer(key):
-    return {"Authorization": f"Bearer {key}"} if key else {}
-
-
-ADAPTERS = {"openai": (build_openai, parse_openai), "openai_compatible": (build_chat, parse_chat),
-            "huggingface": (build_chat, parse_chat), "gemini": (build_gemini, parse_gemini),
-            "vertex": (build_vertex, parse_gemini), "anthropic": (build_anthropic, parse_anthropic)}
-
-
-# --- The offline model ------------------------------------------------------------------
-#
-# A deterministic simulated model for runs with no network. Its plan for an
-# item depends only on (seed, item id): it knows some answers, abstains on
-# some, hedges on some and confidently invents others, so an offline run has all
-# four labels and a defined EHQ. Its model name says it is simulated.
-
-OFFLINE_FAKE_NAMES = ("Marta Kovalenko", "Idris Okafor", "Lena Halvorsen", "Tomas Ferreira",
-                      "Priya Raman", "Jonas Whitfield", "Aiko Tanabe", "Rafael Quintero")
-OFFLINE_FAKE_FACTS = ("the University of Leeds", "March 1962", "Lisbon", "a shipping company",
-                      "the Harlow Prize", "42 members", "the northern district",
-                      "Oxford University Press")
-
-
-def offline_plan(seed, item):
-    """(behaviour, answer text, confidence text) of the offline model for one item.
-
-    Behaviours: knows (the gold answer, confident), abstains, hedges, invents (a
-    confident wrong answer; on documents it quotes a span, sometimes a made-up
-    one) and, on items with an injection trap, sometimes follows the injection.
-    """
-    rng = random.Random(f"ehq_ref-offline|{seed}|{item_id(item)}")
-    category, roll = item_category(item), rng.random()
-    golds = gold_answers(item) if category in ("PCQ", "HNQ") else []
-    invented = rng.choice(OFFLINE_FAKE_NAMES if rng.random() < 0.5 else OFFLINE_FAKE_FACTS)
-    if golds and invented.lower() in golds[0].lower():
-        invented = "Somewhere Else Entirely"
-    if item.get("injected") and rng.random() < 0.5:
-        return "follows_injection", f"The answer is {item['injected']}.", "90"
-    if item.get("document") and roll >= 0.78:
-        words = item["document"].replace(REDACTION_TOKEN, " ").split()
-        start = rng.randrange(max(1, len(words) - 6))
-        span = " ".join(
-            words[start:start +
-                  5]).strip(".,;:") if rng.random() < 0.6 else "approved by every director"
-        return "invents", f'The document says "{span}", so the answer is {invented}.', str(
-            rng.choice((70, 80, 90)))
-    if golds and roll < 0.40:
-        return "knows", f"The answer is {golds[0]}.", str(rng.choice((80, 85, 90, 95, 100)))
-    if roll < 0.62:
-        phrase = rng.choice(
-            ("I don't know.", "I do not know the answer to this.", "I don\u2019t know.",
-             "I'm not aware of any reliable information about this."))
-        if category == "FEQ" and rng.random() < 0.4:
-            phrase = "There is no such entity; it appears to be fictional."
-        if category == "CCQ" and rng.random() < 0.5:
-            phrase = "The document does not state this; the value is [REDACTED]."
-        return "abstains", phrase, "0"
-    if roll < 0.78:
-        guess = golds[0] if golds and rng.random() < 0.5 else invented
-        return "hedges", f"I think it might be {guess}, but I am not sure.", str(
-            rng.choice((30, 40, 50, 60)))
-    return "invents", f"The answer is {invented}.", str(rng.choice((60, 70, 75, 85, 90, 95)))
-
-
-def offline_judge_grade(prompt, item):
-    """The offline judge: grades the answer in a judge prompt by ehq_ref-1 rules (simulated)."""
-    answer = prompt.split(JUDGE_ANSWER_MARK, 1)[-1].split(JUDGE_END_MARK, 1)[0].strip()
-    if is_idk(answer, item):
-        return "NOT_ATTEMPTED"
-    return "CORRECT" if matches_gold(answer, item, "ehq_ref-1") else "INCORRECT"
-
-
-def call_offline(route, request, item, seed):
-    """The offline model's Response: its planned answer, confidence, target-mode answer or judge grade.
-
-    In target mode (purpose "target:t") it answers only when its own planned
-    confidence exceeds t, else it says "I don't know".
-    """
-    behaviour, answer, confidence = offline_plan(seed, item)
-    text = confidence if request.purpose == "confidence" else answer
-    if request.purpose.startswith("target:"):
-        own = int(confidence) / 100 if behaviour != "abstains" else 0.0
-        text = answer if own > float(request.purpose.split(":", 1)[1]) else "I don't know"
-    elif request.purpose == "judge":
-        text = offline_judge_grade(request.prompt, item)
-    words = len(request.prompt.split())
-    return Response(ok=True, text=text, requested_model=route.provider_model,
-                    resolved_model=OFFLINE_MODEL, finish_reason="stop",
-                    usage=_usage(words, len(text.split()), 0, 0, 0.0), request_id=None,
-                    latency_s=0.0, attempts=1, metadata={"simulated": True, "behaviour": behaviour})
-
-
 # --- Transport ----------------------------------------------------------------------------
 
-RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 
@@ -4998,7 +5141,13 @@ class HTTPTransport:
                 if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
                     raise TransportError("transport",
                                          f"response larger than {MAX_RESPONSE_BYTES} bytes")
-                data = reply.read()  # raises IncompleteRead when the body is cut short
+                if declared and declared.isdigit():
+                    data = reply.read()  # raises IncompleteRead when the body is cut short
+                else:  # chunked or delimited by closing: read at most the limit
+                    data = reply.read(MAX_RESPONSE_BYTES + 1)
+                if len(data) > MAX_RESPONSE_BYTES:
+                    raise TransportError("transport",
+                                         f"response larger than {MAX_RESPONSE_BYTES} bytes")
                 return reply.status, {k.lower(): v for k, v in reply.getheaders()}, data
         except TransportError:
             raise
@@ -5092,18 +5241,6 @@ def body_retry_hint(payload):
     if match:
         return float(match.group(1)) / (1000 if match.group(2) == "ms" else 1)
     return None
-
-
-def _error_text(payload):
-    """The provider's own error message from any known envelope (truncated)."""
-    if not isinstance(payload, dict):
-        return ""
-    error = payload.get("error") if isinstance(payload.get("error"), dict) else payload
-    message = error.get("message") if isinstance(error.get("message"), str) else ""
-    raw = _dig(error, "metadata", "raw")
-    if isinstance(raw, str) and raw:
-        message = f"{message} ({raw})" if message else raw
-    return message[:300]
 
 
 def _is_daily_quota(payload):
@@ -5253,44 +5390,64 @@ def model_identity(route, resolved):
     return canonical_model(resolved).startswith(canonical_model(requested))
 
 
+@dataclasses.dataclass
+class _Call:
+    """One request on its way through call_model, with the machinery it uses."""
+
+    route: Route
+    request: Request
+    key: str | None
+    env: object
+    transport: object
+    clock: object
+    limiter: RateLimiter
+    started: float
+
+
 def call_model(route, request, *, secrets, transport=None, policy=None, limiter=None, clock=None,
-               emit=None, item=None, offline_seed=0):
+               emit=None, item=None, offline_seed=0, env=None):
     """Send one request through ``route`` and return its Response (never raises for provider faults).
 
     Failures come back as Response(ok=False, error_type=...): authentication,
     configuration, quota, rate_limit, http, timeout, transport, tls,
     response_format, provider_error, truncated, incomplete, blocked,
     model_mismatch, model_unverified, reasoning_mode_violation, retry_wait_too_long.
-    Every retry is reported through ``emit`` (reason, wait, attempt).
+    Every retry is reported through ``emit`` (reason, wait, attempt). ``env``
+    (default os.environ) holds the non-secret settings a builder reads (Vertex
+    project and location);
+    an in-process route (offline) is answered by OfflineTransport(offline_seed)
+    unless a transport is given, and reads ``item`` when the request has none.
     """
-    if route.provider == "offline":
-        return call_offline(route, request, item or {"question_id": request.item_id}, offline_seed)
     emit = emit or (lambda event: None)
     clock, policy = clock or SystemClock(), policy or RetryPolicy()
-    transport, limiter = transport or SHARED_TRANSPORT, limiter or RateLimiter(clock=clock)
+    if transport is None:
+        transport = OfflineTransport(offline_seed) if route.spec.local else SHARED_TRANSPORT
+    if item is not None and request.item is None:
+        request = dataclasses.replace(request, item=item)
+    limiter = limiter or RateLimiter(clock=clock)
     key = secrets.get(route.key_env)
     if route.needs_key and not key:
         return Response(
             ok=False, requested_model=route.provider_model, error_type="authentication",
             error_message=f"{route.key_env} is not set (route {route.name}); no request was sent")
-    build, parse = ADAPTERS[route.provider]
+    call = _Call(route, request, key, os.environ if env is None else env, transport, clock,
+                 limiter, clock.monotonic())
     request_key = hash_value(request.semantic(route))
-    started, attempt = clock.monotonic(), 0
+    attempt = 0
     while True:
         attempt += 1
         ticket = limiter.acquire(estimate_tokens(request))
         try:
-            return _attempt(route, request, key, build, parse, transport, clock, limiter, ticket,
-                            attempt, started)
+            return _attempt(call, ticket, attempt)
         except _Failure as failure:
             failure.message = secrets.redact(failure.message)
             wait = _retry_wait(failure, attempt, policy, request_key)
             if wait is None:
-                return _failed(route, failure, attempt, clock.monotonic() - started)
+                return _failed(route, failure, attempt, clock.monotonic() - call.started)
             if failure.status == 429 or failure.error_type == "rate_limit":
                 limiter.pause(wait)
             emit({
-                "event": "retry", "route": route.name, "purpose": request.purpose,
+                "event": "retry", "route": route.name, "purpose": request.label,
                 "item_id": request.item_id, "attempt": attempt, "reason": failure.error_type,
                 "status": failure.status, "hint_s": failure.hint, "wait_s": wait,
                 "message": failure.message
@@ -5299,7 +5456,11 @@ def call_model(route, request, *, secrets, transport=None, policy=None, limiter=
 
 
 def _retry_wait(failure, attempt, policy, request_key):
-    """Seconds to wait before the next attempt, or None to stop (mutates the failure when the hint is too long)."""
+    """Seconds to wait before the next attempt, or None to stop.
+
+    A server hint longer than the policy's max_wait turns the failure into
+    retry_wait_too_long (the failure is updated) instead of sleeping.
+    """
     if not failure.retryable or attempt > policy.max_retries:
         return None
     hint = failure.hint
@@ -5312,17 +5473,16 @@ def _retry_wait(failure, attempt, policy, request_key):
     return hint if hint is not None and hint > 0 else policy.backoff(attempt, request_key)
 
 
-def _attempt(route, request, key, build, parse, transport, clock, limiter, ticket, attempt,
-             started):
-    """One HTTP attempt: a Response on success, _Failure otherwise."""
-    url, headers, body = build(route, request, key)
+def _attempt(call, ticket, attempt):
+    """One attempt over the transport: a Response on success, _Failure otherwise."""
+    route, clock, spec = call.route, call.clock, call.route.spec
+    url, headers, body = spec.build(route, call.request, call.key, call.env)
     headers = dict(dict(route.headers), **headers)
     sent = clock.monotonic()
     try:
-        status, reply_headers, data = transport.post(url, headers,
-                                                     canonical_json(body).encode("utf-8"),
-                                                     connect_timeout=route.connect_timeout,
-                                                     read_timeout=route.read_timeout)
+        status, reply_headers, data = call.transport.post(
+            url, headers, canonical_json(body).encode("utf-8"),
+            connect_timeout=route.connect_timeout, read_timeout=route.read_timeout)
     except TransportError as error:
         raise _Failure(error.kind, str(error), retryable=error.kind != "tls") from None
     latency = clock.monotonic() - sent
@@ -5335,39 +5495,38 @@ def _attempt(route, request, key, build, parse, transport, clock, limiter, ticke
     if not isinstance(payload, dict):
         raise _Failure("response_format", f"HTTP {status} with a body that is not a JSON object",
                        retryable=True, status=status)
-    text, finish, resolved, usage, request_id, metadata = parse(payload)
-    limiter.settle(
-        ticket, None if usage["input_tokens"] is None else usage["input_tokens"] +
-        (usage["output_tokens"] or 0))
-    request_id = reply_headers.get("x-request-id") or reply_headers.get("request-id") or request_id
-    metadata = dict(
-        metadata, **{k: reply_headers[k]
-                     for k in ("x-inference-provider", ) if k in reply_headers})
-    return _checked_response(route, text, finish, resolved, usage, request_id, metadata, latency,
-                             attempt,
-                             clock.monotonic() - started, status)
+    reply = spec.parse(payload)
+    usage = reply.usage
+    call.limiter.settle(ticket, None if usage["input_tokens"] is None else
+                        usage["input_tokens"] + (usage["output_tokens"] or 0))
+    request_id = reply_headers.get("x-request-id") or reply_headers.get("request-id") or \
+        reply.request_id
+    metadata = dict(reply.metadata, **{k: reply_headers[k] for k in ("x-inference-provider",)
+                                       if k in reply_headers})
+    reply = dataclasses.replace(reply, request_id=request_id, metadata=metadata)
+    return _checked_response(call, reply, latency, attempt, status)
 
 
-def _checked_response(route, text, finish, resolved, usage, request_id, metadata, latency, attempt,
-                      elapsed, status):
-    """Apply the empty-text, model-identity and reasoning-mode checks to a parsed success."""
-    match = model_identity(route, resolved)
-    metadata = dict(metadata, model_identity_match=match, elapsed_s=elapsed)
-    base = dict(requested_model=route.provider_model, resolved_model=resolved, finish_reason=finish,
-                usage=usage, request_id=request_id, latency_s=latency, attempts=attempt,
-                http_status=status, metadata=metadata)
-    reasoning = usage.get("reasoning_tokens") or 0
-    thinking = metadata.get("thought_parts") or metadata.get("thinking_blocks") or 0
-    if route.reasoning_mode == "disabled" and (reasoning > 0 or thinking > 0):
+def _checked_response(call, reply, latency, attempt, status):
+    """Apply the reasoning-mode, model-identity and empty-text checks to a parsed success."""
+    route = call.route
+    match = model_identity(route, reply.resolved_model)
+    metadata = dict(reply.metadata, model_identity_match=match,
+                    elapsed_s=call.clock.monotonic() - call.started)
+    base = dict(requested_model=route.provider_model, resolved_model=reply.resolved_model,
+                finish_reason=reply.finish_reason, usage=reply.usage, request_id=reply.request_id,
+                latency_s=latency, attempts=attempt, http_status=status, metadata=metadata)
+    text, reasoning = reply.text, reply.usage.get("reasoning_tokens") or 0
+    if route.reasoning_mode == "disabled" and (reasoning > 0 or reply.thinking_parts > 0):
         return Response(
             ok=False, text=text, error_type="reasoning_mode_violation", error_message=
             f"reasoning_mode is disabled but the provider reported {reasoning} reasoning "
-            f"token(s) / {thinking} thinking part(s)", **base)
+            f"token(s) / {reply.thinking_parts} thinking part(s)", **base)
     if route.model_identity_policy == "strict" and match is not True:
         kind = "model_unverified" if match is None else "model_mismatch"
         return Response(ok=False, text=text, error_type=kind,
-                        error_message=f"requested {route.provider_model!r}, resolved {resolved!r}",
-                        **base)
+                        error_message=f"requested {route.provider_model!r}, resolved "
+                                      f"{reply.resolved_model!r}", **base)
     if not text or not text.strip():
         return Response(ok=False, text=text, error_type="response_format",
                         error_message="empty answer text", **base)
@@ -5578,11 +5737,12 @@ class ResponseCache:
         self.folder = folder
 
     @staticmethod
-    def default_folder():
-        base = os.environ.get("EHQ_REF_CACHE") or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+    def default_folder(environ=None):
+        """$EHQ_REF_CACHE, else $XDG_CACHE_HOME/ehq_ref, else ~/.cache/ehq_ref."""
+        environ = os.environ if environ is None else environ
+        return environ.get("EHQ_REF_CACHE") or os.path.join(
+            environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
             "ehq_ref")
-        return base
 
     def _path(self, key):
         return os.path.join(self.folder, key[:2], key + ".json")
@@ -5672,26 +5832,30 @@ RunOptions.__init__ = _taking_settings(RunOptions.__init__)
 
 
 class RunContext:
-    """The shared machinery of one run: routes, secrets, limiter, cache, event log, clock."""
+    """The shared machinery of one run: secrets, transports, limiter, cache, event log, clock.
 
-    def __init__(self, options, routes, events, *, transport=None, clock=None, judge=None,
-                 secrets=None):
-        self.options, self.routes, self.events, self.judge = options, routes, events, judge
-        self.secrets = secrets or Secrets(dotenv=options.env_file)
+    HTTP routes share ``transport`` (urllib by default); in-process routes (the
+    offline model) are answered by an OfflineTransport seeded with the run's
+    seed. ``environ`` is where keys and other settings are read.
+    """
+
+    def __init__(self, options, events, *, transport=None, clock=None, judge=None, secrets=None,
+                 environ=None):
+        self.options, self.events, self.judge = options, events, judge
+        environ = os.environ if environ is None else environ
+        self.secrets = secrets or Secrets(environ, dotenv=options.env_file)
         self.clock = clock or SystemClock()
-        self.transport = transport or SHARED_TRANSPORT
+        self.transports = {False: transport or SHARED_TRANSPORT,
+                           True: OfflineTransport(options.seed)}
         self.limiter = RateLimiter(requests=options.rpm, tokens=options.tpm, clock=self.clock)
         self.policy = RetryPolicy(max_retries=options.max_retries, max_wait=options.max_wait,
                                   seed=options.seed)
-        self.cache = ResponseCache(options.cache_dir or
-                                   ResponseCache.default_folder()) if options.use_cache else None
-        self.lock = threading.Lock()
+        folder = options.cache_dir or ResponseCache.default_folder(self.secrets.environ)
+        self.cache = ResponseCache(folder) if options.use_cache else None
 
     def now(self):
         """An ISO timestamp (fixed in reproducible mode)."""
-        if self.options.reproducible:
-            return FIXED_TIMESTAMP
-        return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(self.clock.time()))
+        return FIXED_TIMESTAMP if self.options.reproducible else utc_text(self.clock)
 
     def event(self, record):
         """Append one event to the chained log (secrets redacted, timing fixed in reproducible mode)."""
@@ -5708,20 +5872,25 @@ class RunContext:
         record.setdefault("at", self.now())
         self.events.append(record)
 
-    def call(self, route, request, item):
-        """One request through the cache (if on) and the provider; every request is an event."""
+    def call(self, route, request):
+        """One request through the cache (if on, and not in-process) and the provider.
+
+        Every request is an event.
+        """
         identity = dict(request.semantic(route), kit_cache=1)
-        response = self.cache.get(identity) if self.cache and route.provider != "offline" else None
+        cache = None if route.spec.local else self.cache
+        response = cache.get(identity) if cache else None
         if response is None:
-            response = call_model(route, request, secrets=self.secrets, transport=self.transport,
-                                  policy=self.policy, limiter=self.limiter, clock=self.clock,
-                                  emit=self.event, item=item, offline_seed=self.options.seed)
-            if self.cache and route.provider != "offline":
-                self.cache.put(identity, response)
+            response = call_model(route, request, secrets=self.secrets,
+                                  transport=self.transports[route.spec.local], policy=self.policy,
+                                  limiter=self.limiter, clock=self.clock, emit=self.event,
+                                  env=self.secrets.environ)
+            if cache:
+                cache.put(identity, response)
         response.error_message = self.secrets.redact(response.error_message)
         self.event({
             "event": "cache_hit" if response.cache_hit else "request", "route": route.name,
-            "purpose": request.purpose, "item_id": request.item_id,
+            "purpose": request.label, "item_id": request.item_id,
             "request_hash": hash_value(identity),
             "response_hash": hash_value(response.text) if response.text is not None else None,
             "ok": response.ok, "error_type": response.error_type,
@@ -5927,8 +6096,9 @@ def evaluate_item(ctx, route, item, prompts):
     counted (terminal), never imputed.
     """
     options, started = ctx.options, ctx.now()
-    base = {"question_id": item_id(item), "model": route.name, "category": item_category(item),
-            "subcategory": item_subcategory(item), "cluster": item_cluster(item)}
+    base = {"kind": ANSWER_RECORD.name, "question_id": item_id(item), "model": route.name,
+            "category": item_category(item), "subcategory": item_subcategory(item),
+            "cluster": item_cluster(item)}
     if item.get("injected"):
         base["injected"] = item["injected"]
     k, reason = knowability(item, route)
@@ -5937,7 +6107,7 @@ def evaluate_item(ctx, route, item, prompts):
                     valid_for_ehq3=False, parsed_confidence=None, confidence_terminal=False)
     prompt = answer_prompt(item)
     answer = ctx.call(route, Request("answer", prompts["texts"]["system"], prompt, route.max_tokens,
-                                     item_id(item), route.temperature), item)
+                                     item_id(item), route.temperature, item=item))
     record = dict(base, k=0, prompt_sha256=sha256_hex(prompt), answer_text=answer.text,
                   answer_response=_stored_response(answer, options.reproducible))
     if not answer.ok or not (answer.text or "").strip():
@@ -5945,14 +6115,13 @@ def evaluate_item(ctx, route, item, prompts):
                     classification=None, valid_for_ehq12=False, valid_for_ehq3=False,
                     parsed_confidence=None, confidence_terminal=False, confidence_response=None,
                     timing={"started_at_utc": started, "completed_at_utc": ctx.now()})
-    labels = classify_all(answer.text, item)
-    primary = labels[options.classifier]
+    readings = classify_all(answer.text, item)
+    primary = readings[options.classifier]
     classification = dict(primary, automated_label=primary["label"], adjudicated_label=None)
     question = confidence_prompt(prompt, answer.text, options.confidence_scale)
-    confidence = ctx.call(
-        route,
-        Request("confidence", prompts["texts"]["confidence_system"], question,
-                route.confidence_max_tokens, item_id(item), route.temperature), item)
+    confidence = ctx.call(route, Request("confidence", prompts["texts"]["confidence_system"],
+                                         question, route.confidence_max_tokens, item_id(item),
+                                         route.temperature, item=item))
     parsed = parse_confidence(confidence.text, options.classifier, scale=options.confidence_scale) \
         if confidence.ok else {"value": None, "strategy": None, "reason": confidence.error_type}
     terminal = (confidence.ok and
@@ -5966,7 +6135,7 @@ def evaluate_item(ctx, route, item, prompts):
     record.update(
         classification=classification, classifications={
             name: {"label": c["label"], "is_correct": c["is_correct"]}
-            for name, c in labels.items()
+            for name, c in readings.items()
         }, confidence_text=confidence.text, confidence_response=_stored_response(
             confidence, options.reproducible), confidence_prompt_sha256=sha256_hex(question),
         parsed_confidence=parsed["value"], confidence_parse_strategy=parsed["strategy"],
@@ -5987,13 +6156,12 @@ def judge_answer(ctx, item, answer, prompts):
         golds = [f"{letter} ({item['options'][ord(letter) - ord('A')]})"]
     question = answer_prompt(item)
     request = Request("judge", prompts["texts"]["judge_system"],
-                      judge_prompt(question, golds, answer), 16, item_id(item), 0.0)
-    response = ctx.call(ctx.judge, request, item)
+                      judge_prompt(question, golds, answer), 16, item_id(item), 0.0,
+                      subject=answer, item=item)
+    response = ctx.call(ctx.judge, request)
     grade = parse_judge_grade(response.text) if response.ok else None
-    return {
-        "route": ctx.judge.name, "grade": grade, "reply": response.text,
-        "error_type": response.error_type
-    }
+    return {"kind": "judge", "route": ctx.judge.name, "grade": grade, "reply": response.text,
+            "error_type": response.error_type}
 
 
 def evaluate_target(ctx, route, item, target, prompts):
@@ -6004,11 +6172,12 @@ def evaluate_target(ctx, route, item, target, prompts):
     score None and an exclusion_reason.
     """
     prompt = target_prompt(item, target)
-    request = Request(f"target:{target!r}", prompts["texts"]["system"], prompt, route.max_tokens,
-                      item_id(item), route.temperature)
-    response = ctx.call(route, request, item)
+    request = Request("target", prompts["texts"]["system"], prompt, route.max_tokens,
+                      item_id(item), route.temperature, target=target, item=item)
+    response = ctx.call(route, request)
     record = {
-        "question_id": item_id(item), "model": route.name, "category": item_category(item),
+        "kind": TARGET_RECORD.name, "question_id": item_id(item), "model": route.name,
+        "category": item_category(item),
         "subcategory": item_subcategory(item), "cluster": item_cluster(item), "target": target,
         "prompt_sha256": sha256_hex(prompt), "answer_text": response.text,
         "response": _stored_response(response, ctx.options.reproducible)
@@ -6302,7 +6471,7 @@ def fingerprint_inputs(options, inputs, prompts):
     }
 
 
-def build_manifest(options, inputs, prompts, secrets, run_id):
+def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
     """manifest.json: inputs, hashes, prompts, fingerprint and settings; never a secret."""
     base = fingerprint_inputs(options, inputs, prompts)
     shard = {"k": options.shard[0], "n": options.shard[1]} if options.shard else None
@@ -6315,8 +6484,8 @@ def build_manifest(options, inputs, prompts, secrets, run_id):
         },
         "python": None if options.reproducible else sys.version.split()[0],
         "platform": None if options.reproducible else sys.platform,
-        "created_at_utc": FIXED_TIMESTAMP if options.reproducible else time.strftime(
-            "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+        "created_at_utc": FIXED_TIMESTAMP if options.reproducible else
+        utc_text(clock or SystemClock()),
         "run": {
             "run_id": run_id, "fingerprint": fingerprint, "base_fingerprint": hash_value(base),
             "fingerprint_inputs": base, "shard": shard, "reproducible": options.reproducible
@@ -6345,7 +6514,7 @@ def build_manifest(options, inputs, prompts, secrets, run_id):
         "prompts": prompts,
         "classifier": options.classifier,
         "confidence_scale": options.confidence_scale,
-        "simulated": any(r.provider == "offline" for r in inputs["routes"]),
+        "simulated": any(r.spec.local for r in inputs["routes"]),
         "warnings": [
             f"route {r.name} is pcq_eligible without a recorded pcq_cutoff: every PCQ item is admitted"
             for r in inputs["routes"] if r.pcq_eligible and not r.pcq_cutoff
@@ -6401,10 +6570,11 @@ def is_locked(folder):
     return False
 
 
-def read_run_records(path, *, repair=False):
+def read_run_records(path, *, repair=False, kind=None):
     """Records of a records.jsonl; a torn last line is dropped (and cut off when ``repair``).
 
-    Returns (records, torn bytes or b"").
+    With ``kind`` (a RecordKind) every record is checked against it; an error
+    names the file and the line. Returns (records, torn bytes or b"").
     """
     if not os.path.exists(path):
         return [], b""
@@ -6413,8 +6583,12 @@ def read_run_records(path, *, repair=False):
     records = []
     for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
         if line.strip():
-            records.append(
-                loads_strict(decode_utf8(line, source=path), source=f"{path}: line {number}"))
+            place = f"{path}: line {number}"
+            record = loads_strict(decode_utf8(line, source=place), source=place)
+            if kind is not None:
+                with reading(place):
+                    kind.check(record, "$")
+            records.append(record)
     if torn and repair:
         with open(path, "r+b") as handle:
             handle.truncate(len(data) - len(torn))
@@ -6470,15 +6644,22 @@ class RunPlan:
     secrets: Secrets
 
 
-def plan_run(options):
+def utc_text(clock, pattern="%Y-%m-%dT%H:%M:%S+00:00"):
+    """The clock's current UTC time as text (default ISO 8601 with +00:00)."""
+    return time.strftime(pattern, time.gmtime(clock.time()))
+
+
+def plan_run(options, *, clock=None, environ=None):
     """Resolve and check everything a run needs, then create (or check, on resume) its directory.
 
     Fails before any request when a route's key is missing, the items are
-    invalid, or a resume would mix different inputs.
+    invalid, or a resume would mix different inputs. Keys are read from
+    ``environ`` (default os.environ) and the .env file; times from ``clock``.
     """
+    clock = clock or SystemClock()
     inputs = prepare_inputs(options)
     prompts = prompt_set(options.confidence_scale)
-    secrets = Secrets(dotenv=options.env_file)
+    secrets = Secrets(os.environ if environ is None else environ, dotenv=options.env_file)
     checked = inputs["routes"] + ([inputs["judge"]] if inputs["judge"] else [])
     missing = [
         f"{r.key_env} (route {r.name})" for r in checked
@@ -6489,8 +6670,8 @@ def plan_run(options):
             f"missing API key: set {', '.join(missing)} in the environment or .env; no request was sent"
         )
     run_id = safe_run_id(options.run_id or ("reproducible" if options.reproducible
-                                            else time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())))
-    manifest = build_manifest(options, inputs, prompts, secrets, run_id)
+                                            else utc_text(clock, "%Y%m%dT%H%M%SZ")))
+    manifest = build_manifest(options, inputs, prompts, secrets, run_id, clock)
     adjudication = load_adjudication(options.adjudication) if options.adjudication else None
     if options.adjudication:
         manifest["adjudication"] = {
@@ -6508,12 +6689,11 @@ def collect_run(plan, ctx, stream=None):
     """
     options, inputs, folder = plan.options, plan.inputs, plan.folder
     write_json(os.path.join(folder, "manifest.json"), plan.manifest)
-    paths = {"ehq": os.path.join(folder, "records.jsonl")}
-    if inputs["targets"]:
-        paths["target"] = os.path.join(folder, TARGET_RECORDS)
+    kinds = [ANSWER_RECORD] + ([TARGET_RECORD] if inputs["targets"] else [])
+    paths = {kind.name: os.path.join(folder, kind.file) for kind in kinds}
     previous, torn = [], b""
-    for path in paths.values():
-        found, cut = read_run_records(path, repair=True)
+    for kind in kinds:
+        found, cut = read_run_records(paths[kind.name], repair=True, kind=kind)
         previous += found
         torn += cut
     kept = {record_kind(r).key(r): r for r in previous if record_is_final(r)}
@@ -6532,8 +6712,8 @@ def collect_run(plan, ctx, stream=None):
     if kept:
         progress.emit("resume_loaded", records=len(kept))
     _collect(ctx, work, paths, plan.prompts, progress)
-    records = read_run_records(paths["ehq"])[0]
-    target_records = read_run_records(paths["target"])[0] if "target" in paths else []
+    records = read_run_records(paths[ANSWER_RECORD.name])[0]
+    target_records = read_run_records(paths[TARGET_RECORD.name])[0] if inputs["targets"] else []
     return _finalize_records(records, inputs, plan.adjudication,
                              options), _finalize_targets(target_records, inputs)
 
@@ -6563,11 +6743,13 @@ def _collect(ctx, work, paths, prompts, progress):
         def one(unit):
             route, item, target = unit
             if target is None:
-                return "ehq", evaluate_item(ctx, route, item, prompts)
-            return "target", evaluate_target(ctx, route, item, target, prompts)
+                return evaluate_item(ctx, route, item, prompts)
+            return evaluate_target(ctx, route, item, target, prompts)
 
-        for kind, record in map_concurrently(one, work, ctx.options.concurrency):
-            sink = sinks[kind]
+        for record in map_concurrently(one, work, ctx.options.concurrency):
+            kind = record_kind(record)
+            kind.check(record, f"the new {kind.name} record")
+            sink = sinks[kind.name]
             sink.write((canonical_json(record) + "\n").encode("utf-8"))
             sink.flush()
             if ctx.clock.monotonic() - last_sync[0] >= 1.0:
@@ -6769,7 +6951,8 @@ ENV_EXAMPLE = (
     "# Copy to .env and fill in only the keys you use. .env never overrides the environment,\n"
     "# and ehq_ref never writes a key to any file, log or report.\n" +
     "".join(f"{name}=\n"
-            for name in sorted(set(DEFAULT_KEY_ENV.values()) | {"OPENROUTER_API_KEY"})))
+            for name in sorted({spec.key_env for spec in PROVIDER_SPECS.values() if spec.key_env}
+                               | {"OPENROUTER_API_KEY"})))
 
 
 def init_study(folder, *, force=False):
@@ -7724,16 +7907,18 @@ def log_event_file(path, output, *, durable=True):
 # with the summaries, reports, gate and catalog above.
 
 
-def run_evaluation(options, *, stream=None, transport=None, clock=None):
+def run_evaluation(options, *, stream=None, transport=None, clock=None, environ=None):
     """Run an evaluation; returns {"run_dir", "summary", "gate", "exit_code", "failed_models", "manifest"}.
 
     Exit code 1 when any model's technical failures exceed ``max_failure_rate``
     of its requested items, or when the gate (with a baseline) finds a regression.
+    ``transport`` (HTTP), ``clock`` and ``environ`` are injected for tests.
     """
-    plan = plan_run(options)
+    clock = clock or SystemClock()
+    plan = plan_run(options, clock=clock, environ=environ)
     with RunLock(plan.folder), ChainedLog(os.path.join(plan.folder, "events.jsonl"),
                                           durable=False) as events:
-        ctx = RunContext(options, plan.inputs["routes"], events, transport=transport, clock=clock,
+        ctx = RunContext(options, events, transport=transport, clock=clock,
                          judge=plan.inputs["judge"], secrets=plan.secrets)
         records, targets = collect_run(plan, ctx, stream)
         result = finish_run(plan.folder, records, plan.manifest, options, ctx,
@@ -7776,7 +7961,7 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
             "exit_code": EXIT_CHECK_FAILED if failed or regressed else EXIT_OK}
 
 
-def merge_runs(folders, output, *, options=None):
+def merge_runs(folders, output, *, options=None, clock=None):
     """Merge shard runs of one fingerprint into one verified run directory; returns its summary.
 
     Refused: a shard that does not verify, mixed base fingerprints, a shard given
@@ -7802,8 +7987,8 @@ def merge_runs(folders, output, *, options=None):
     with ChainedLog(os.path.join(output, "events.jsonl"), durable=False) as events:
         events.append({
             "event": "merged", "shards": manifest["run"]["merged_from"], "records": len(records),
-            "at": FIXED_TIMESTAMP if manifest["run"].get("reproducible") else time.strftime(
-                "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+            "at": FIXED_TIMESTAMP if manifest["run"].get("reproducible") else
+            utc_text(clock or SystemClock())
         })
     settings = manifest["settings"]
     merged_options = dataclasses.replace(

@@ -110,9 +110,14 @@ class QuantileAndBootstrapTest(unittest.TestCase):
 
     def test_statistic_receives_duplicates(self):
         seen = []
-        ehq_ref.cluster_bootstrap([["a"], ["b"]], lambda drawn: seen.append(len(drawn)) or 0,
-                                  samples=20, seed=1)
-        self.assertEqual(set(seen), {2})
+        clusters = [["a"], ["b"]]
+        ehq_ref.cluster_bootstrap(clusters, lambda drawn: seen.append("".join(c[0] for c in drawn))
+                                  or 0, samples=20, seed=1)
+        rng = random.Random(1)
+        self.assertEqual(seen, ["".join(c[0] for c in rng.choices(clusters, k=2))
+                                for _ in range(20)])
+        self.assertTrue({"aa", "bb"} & set(seen))  # drawn with replacement: a cluster can repeat
+        self.assertEqual({len(draw) for draw in seen}, {2})
 
 
 CONF = [0.95, 0.9, 0.9, 0.8, 0.75, 0.6, 0.55, 0.5, 0.3, 0.1]
