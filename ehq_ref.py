@@ -76,15 +76,10 @@ from __future__ import annotations
 import argparse
 import bisect
 import collections
-import concurrent.futures
-import csv
 import dataclasses
-import decimal
-import email.utils
 import enum
-import fractions
 import functools
-import http.client
+import importlib
 import io
 import itertools
 import json
@@ -92,20 +87,47 @@ import math
 import os
 import random
 import re
-import shutil
-import socket
-import ssl
 import sys
-import tempfile
 import threading
 import time
 import unicodedata
-import urllib.error
-import urllib.parse
-import urllib.request
-import xml.sax.saxutils
 from hashlib import sha256
-from statistics import NormalDist
+
+
+class _Deferred:
+    """A standard-library module imported the first time one of its attributes is read.
+
+    The first read imports it and puts the module itself in this file's globals
+    under ``alias``, so later reads cost nothing. Start-up (``--help``, ``score``,
+    ``validate``) then never pays for network, TLS, CSV, XML, concurrency or
+    exact-decimal code it does not run.
+    """
+
+    def __init__(self, name, alias):
+        object.__setattr__(self, "_target", (name, alias))
+
+    def __getattr__(self, attribute):
+        name, alias = object.__getattribute__(self, "_target")
+        module = importlib.import_module(name)
+        globals()[alias] = module
+        return getattr(module, attribute)
+
+
+concurrent_futures = _Deferred("concurrent.futures", "concurrent_futures")
+csv = _Deferred("csv", "csv")
+decimal = _Deferred("decimal", "decimal")
+email_utils = _Deferred("email.utils", "email_utils")
+fractions = _Deferred("fractions", "fractions")
+http_client = _Deferred("http.client", "http_client")
+saxutils = _Deferred("xml.sax.saxutils", "saxutils")
+shutil = _Deferred("shutil", "shutil")
+socket = _Deferred("socket", "socket")
+ssl = _Deferred("ssl", "ssl")
+statistics = _Deferred("statistics", "statistics")
+tempfile = _Deferred("tempfile", "tempfile")
+urllib_error = _Deferred("urllib.error", "urllib_error")
+urllib_parse = _Deferred("urllib.parse", "urllib_parse")
+urllib_request = _Deferred("urllib.request", "urllib_request")
 
 try:  # POSIX advisory locks; elsewhere a lock file is used instead.
     import fcntl
@@ -872,7 +894,7 @@ def normal_quantile_two_sided(confidence):
     require_number(confidence, "confidence", low=0, high=1)
     if not 0 < confidence < 1:
         raise InputError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
-    return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    return statistics.NormalDist().inv_cdf(1 - (1 - confidence) / 2)
 
 
 def wilson(successes, total, confidence=0.95, *, continuity=False):
@@ -4000,7 +4022,6 @@ NUMBER_FILLER_WORDS = {
 
 
 def _decimal(text):
-    import decimal
     try:
         return decimal.Decimal(text)
     except decimal.InvalidOperation:
@@ -4520,7 +4541,7 @@ def _gemini_body(route, request):
 
 
 def _model_path(model):
-    return urllib.parse.quote(model[7:] if model.startswith("models/") else model, safe="-._~")
+    return urllib_parse.quote(model[7:] if model.startswith("models/") else model, safe="-._~")
 
 
 def build_gemini(route, request, key, env):
@@ -4541,7 +4562,7 @@ def build_vertex(route, request, key, env):
         "https://aiplatform.googleapis.com"
         if location == "global" else f"https://{location}-aiplatform.googleapis.com")
     url = (
-        f"{host}/v1/projects/{urllib.parse.quote(project)}/locations/{urllib.parse.quote(location)}"
+        f"{host}/v1/projects/{urllib_parse.quote(project)}/locations/{urllib_parse.quote(location)}"
         f"/publishers/google/models/{_model_path(route.provider_model)}:generateContent")
     return url, _bearer(key), _gemini_body(route, request)
 
@@ -5032,58 +5053,64 @@ class Secrets:
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 
-class _TimedHTTPConnection(http.client.HTTPConnection):
-    """HTTPConnection that connects under one timeout and then reads under another."""
+@functools.cache
+def _urllib_handlers():
+    """(plain, secure, proxy) urllib handler classes with separate connect and read timeouts.
 
-    def __init__(self, *args, read_timeout=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._read_timeout = read_timeout
+    Built on first use, so importing the kit does not import urllib, http.client or ssl.
+    """
 
-    def connect(self):
-        super().connect()
-        self.sock.settimeout(self._read_timeout)
+    class TimedHTTPConnection(http_client.HTTPConnection):
+        """HTTPConnection that connects under one timeout and then reads under another."""
 
+        def __init__(self, *args, read_timeout=None, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._read_timeout = read_timeout
 
-class _TimedHTTPSConnection(http.client.HTTPSConnection):
-    """HTTPSConnection (certificates verified) with separate connect and read timeouts."""
+        def connect(self):
+            super().connect()
+            self.sock.settimeout(self._read_timeout)
 
-    def __init__(self, *args, read_timeout=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._read_timeout = read_timeout
+    class TimedHTTPSConnection(http_client.HTTPSConnection):
+        """HTTPSConnection (certificates verified) with separate connect and read timeouts."""
 
-    def connect(self):
-        super().connect()
-        self.sock.settimeout(self._read_timeout)
+        def __init__(self, *args, read_timeout=None, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._read_timeout = read_timeout
 
+        def connect(self):
+            super().connect()
+            self.sock.settimeout(self._read_timeout)
 
-class _TimedHTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, read_timeout):
-        super().__init__()
-        self.read_timeout = read_timeout
+    class TimedHTTPHandler(urllib_request.HTTPHandler):
+        def __init__(self, read_timeout):
+            super().__init__()
+            self.read_timeout = read_timeout
 
-    def http_open(self, req):
-        return self.do_open(functools.partial(_TimedHTTPConnection, read_timeout=self.read_timeout),
-                            req)
+        def http_open(self, req):
+            opener = functools.partial(TimedHTTPConnection, read_timeout=self.read_timeout)
+            return self.do_open(opener, req)
 
+    class TimedHTTPSHandler(urllib_request.HTTPSHandler):
+        def __init__(self, context, read_timeout):
+            super().__init__(context=context)
+            self.read_timeout = read_timeout
+            self.tls_context = context
 
-class _TimedHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, context, read_timeout):
-        super().__init__(context=context)
-        self.read_timeout = read_timeout
-        self.tls_context = context
+        def https_open(self, req):
+            opener = functools.partial(TimedHTTPSConnection, read_timeout=self.read_timeout,
+                                       context=self.tls_context)
+            return self.do_open(opener, req)
 
-    def https_open(self, req):
-        return self.do_open(functools.partial(_TimedHTTPSConnection, read_timeout=self.read_timeout,
-                                              context=self.tls_context), req)
+    class LoopbackBypassingProxyHandler(urllib_request.ProxyHandler):
+        """Environment proxies, except for loopback hosts (a local server is never proxied)."""
 
+        def proxy_open(self, req, proxy, kind):
+            if req.host.split(":")[0].strip("[]") in ("127.0.0.1", "localhost", "::1"):
+                return None
+            return super().proxy_open(req, proxy, kind)
 
-class _LoopbackBypassingProxyHandler(urllib.request.ProxyHandler):
-    """Environment proxies, except for loopback hosts (a local server is never proxied)."""
-
-    def proxy_open(self, req, proxy, kind):
-        if req.host.split(":")[0].strip("[]") in ("127.0.0.1", "localhost", "::1"):
-            return None
-        return super().proxy_open(req, proxy, kind)
+    return TimedHTTPHandler, TimedHTTPSHandler, LoopbackBypassingProxyHandler
 
 
 class TransportError(Exception):
@@ -5119,10 +5146,11 @@ class HTTPTransport:
         cache = self._openers.__dict__.setdefault("by_key", {})
         key = (read_timeout, secure)
         if key not in cache:
-            opener = urllib.request.OpenerDirector()
-            handlers = [_LoopbackBypassingProxyHandler(), _TimedHTTPHandler(read_timeout)]
+            plain, secure_handler, proxy = _urllib_handlers()
+            opener = urllib_request.OpenerDirector()
+            handlers = [proxy(), plain(read_timeout)]
             if secure:
-                handlers.append(_TimedHTTPSHandler(self.context, read_timeout))
+                handlers.append(secure_handler(self.context, read_timeout))
             for handler in handlers:
                 opener.add_handler(handler)
             cache[key] = opener
@@ -5131,7 +5159,7 @@ class HTTPTransport:
     def post(self, url, headers, body, *, connect_timeout=10.0, read_timeout=120.0):
         """Return (status, lower-cased headers, body bytes); raise TransportError without a response."""
         opener = self._opener(read_timeout, url.startswith("https:"))
-        request = urllib.request.Request(
+        request = urllib_request.Request(
             url, data=body, method="POST", headers=dict(
                 headers,
                 **{"Content-Type": "application/json", "User-Agent": f"ehq_ref/{__version__}"}))
@@ -5155,12 +5183,12 @@ class HTTPTransport:
             raise TransportError("timeout", f"timed out ({exc or 'no data'})") from None
         except ssl.SSLError as exc:
             raise TransportError("tls", f"TLS error: {exc.reason or exc}") from None
-        except urllib.error.URLError as exc:
+        except urllib_error.URLError as exc:
             reason = exc.reason
             kind = "timeout" if isinstance(reason, (socket.timeout, TimeoutError)) else (
                 "tls" if isinstance(reason, ssl.SSLError) else "transport")
             raise TransportError(kind, f"connection failed: {reason}") from None
-        except (http.client.HTTPException, ConnectionError, OSError) as exc:
+        except (http_client.HTTPException, ConnectionError, OSError) as exc:
             raise TransportError("transport",
                                  f"connection failed: {type(exc).__name__}: {exc}") from None
 
@@ -5214,7 +5242,7 @@ def parse_retry_after(headers, now):
     except ValueError:
         pass
     try:
-        when = email.utils.parsedate_to_datetime(value)
+        when = email_utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
     if when is None:
@@ -5550,15 +5578,15 @@ def map_concurrently(function, items, concurrency=1):
         for item in items:
             yield function(item)
         return
-    with concurrent.futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
+    with concurrent_futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
         pending = set()
         iterator = iter(items)
         try:
             for item in itertools.islice(iterator, concurrency * 2):
                 pending.add(pool.submit(function, item))
             while pending:
-                done, pending = concurrent.futures.wait(
-                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                done, pending = concurrent_futures.wait(
+                    pending, return_when=concurrent_futures.FIRST_COMPLETED)
                 for future in done:
                     yield future.result()
                 for item in itertools.islice(iterator, len(done)):
@@ -7371,7 +7399,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
 
 
 def _xml(text):
-    return xml.sax.saxutils.escape(str(text), {'"': "&quot;"})
+    return saxutils.escape(str(text), {'"': "&quot;"})
 
 
 class SVGPlot:
