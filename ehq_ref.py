@@ -2868,7 +2868,7 @@ RUNTIME_FIELDS = ("question_id", "id", "category", "subcategory", "question", "d
                   "correct_answer", "acceptable_answers", "answer_aliases", "expected_knowability",
                   "knowability_by_model", "model_knowability", "event_date", "split_group_id",
                   "source_cluster_id", "cluster", "injected", "options", "unknown_ok",
-                  "made_unanswerable")
+                  "made_unanswerable", "redacted_value")
 
 
 def read_items_for_run(path, **validation):
@@ -3442,6 +3442,54 @@ def _category_issues(item, category, qid):
     return []
 
 
+_LEAK_GENERIC = frozenset(
+    "the a an in on of and or to for with by at from as is was were are be been this that these "
+    "those it its their his her our your new first second third last next all any each per dr mr "
+    "ms mrs inc ltd llc co corp company employee safety farm chief officer executive director "
+    "board am pm ai street avenue drive lane road city state report project program fund data "
+    "control seller buyer franchisor licensee licensor tenant landlord patient january february "
+    "march april may june july august september october november december".split())
+_LEAK_TOKEN = re.compile(r"\d[\d,.]*\d|\d|[^\W\d_][\w'-]*[^\W_]|[^\W\d_]")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _leak_words(text):
+    return [token.lower().removesuffix("'s") for token in _LEAK_TOKEN.findall(text)]
+
+
+def withheld_value_outside(item):
+    """Terms of a CCQ item's withheld value that still stand in its document outside [REDACTED].
+
+    A term is a word of redacted_value that the question does not use and that is
+    distinctive: a name (capitalized, 4+ letters), a code with digits,
+    or a number (not a year) found next to the same neighbour word as in the
+    value. A model answering from the document may then be right although the
+    protocol labels every CCQ answer wrong, so such an item has no single right
+    label. A heuristic meant for review: it reports, it decides nothing.
+    """
+    value, document = item.get("redacted_value"), item.get("document")
+    if item_category(item) != "CCQ" or not isinstance(value, str) or not isinstance(document, str):
+        return []
+    asked = set(_leak_words(str(item.get("question") or "")))
+    around = _leak_words(document.replace(REDACTION_TOKEN, " | "))
+    present, pairs = set(around), set(zip(around, around[1:]))
+    raw, words = _LEAK_TOKEN.findall(value), _leak_words(value)
+    found = []
+    for index, (token, word) in enumerate(zip(raw, words)):
+        if word in asked or word in _LEAK_GENERIC or _YEAR.fullmatch(word):
+            continue
+        if token[0].isdigit():
+            near = [(words[index - 1], word)] if index else []
+            near += [(word, words[index + 1])] if index + 1 < len(words) else []
+            if any(pair in pairs and not set(pair) & _LEAK_GENERIC
+                   and not any(_YEAR.fullmatch(w) for w in pair) for pair in near):
+                found.append(token)
+        elif (token[0].isupper() or any(c.isdigit() for c in token)) and \
+                len(word) >= 4 and word in present:
+            found.append(token)
+    return list(dict.fromkeys(found))
+
+
 def _content_issues(item, category, qid, options):
     """CCQ, PCQ and source-evidence checks of one item."""
     issues = []
@@ -3463,6 +3511,7 @@ def _content_issues(item, category, qid, options):
         if item.get("correct_answer") != REDACTION_TOKEN:
             issues.append(
                 _issue("error", "ccq_invalid_gold", "CCQ correct_answer must be [REDACTED]", qid))
+
     if category == "PCQ":
         question = item.get("question") if isinstance(item.get("question"), str) else ""
         problems = pcq_question_problems(question)
@@ -3618,10 +3667,15 @@ class ItemValidator:
         self.seen = {"ids": set(), "questions": set(), "content": set()}
         self.issues, self.category_counts, self.subcategory_counts = [], {}, {}
         self.factual, self.sample, self.count = 0, [], 0
+        self.ambiguous = {}
 
     def add(self, item, position):
         """Check one item (its per-item issues are recorded at once)."""
         self.count += 1
+        if self.options["release"]:
+            terms = withheld_value_outside(item)
+            if terms:
+                self.ambiguous[item_id(item)] = terms
         self.issues += _item_issues(item, position, self.seen, self.options)
         category, stratum = item_category(item), item_stratum(item)
         self.category_counts[category] = self.category_counts.get(category, 0) + 1
@@ -3648,7 +3702,8 @@ class ItemValidator:
             "exact_duplicate_content": sum(1 for i in issues if i["code"] == "duplicate_content"),
             "n_errors": sum(1 for i in issues if i["severity"] == "error"),
             "n_warnings": sum(1 for i in issues if i["severity"] == "warning"),
-            "options": dict(self.options), "issues": issues
+            "options": dict(self.options), "issues": issues,
+            **({"ambiguous_items": dict(self.ambiguous)} if self.options["release"] else {})
         }
 
 
@@ -5934,6 +5989,7 @@ class RunOptions:
     targets: tuple = ()
     judge: str | None = None
     idk_frac: float = 0.0
+    exclude_ambiguous: bool = False
     baseline: str | None = None
     tolerance: float = 0.02
     scoring: ScoringSettings = dataclasses.field(default_factory=ScoringSettings)
@@ -6574,6 +6630,10 @@ def prepare_inputs(options):
         path = options.items
     if options.idk_frac:
         items = make_unanswerable(items, options.idk_frac, options.seed)
+    ambiguous = {item_id(it): terms for it in items for terms in [withheld_value_outside(it)]
+                 if terms}
+    if options.exclude_ambiguous:
+        items = [it for it in items if item_id(it) not in ambiguous]
     targets = check_targets(options.targets)
     judge = None
     if options.judge:
@@ -6592,10 +6652,14 @@ def prepare_inputs(options):
     if not selected:
         raise InputError("the selection is empty (check --category and the item file)")
     shard = shard_items(selected, options.shard)
+    chosen_ids = {item_id(it) for it in selected}
     return {
         "routes": chosen, "items": shard, "selection": selected, "identity": identity,
         "dataset_path": path, "validation": report, "registry": options.registry,
-        "targets": targets, "judge": judge
+        "targets": targets, "judge": judge,
+        "ambiguous": {qid: terms for qid, terms in sorted(ambiguous.items())
+                      if qid in chosen_ids},
+        "excluded_ambiguous": sorted(ambiguous) if options.exclude_ambiguous else []
     }
 
 
@@ -6624,6 +6688,7 @@ def fingerprint_inputs(options, inputs, prompts):
         "prompt_versions": [prompts["answer_version"], prompts["confidence_version"]],
         "classifier": options.classifier, "confidence_scale": options.confidence_scale,
         "seed": options.seed, "targets": list(inputs["targets"]), "idk_frac": options.idk_frac,
+        "exclude_ambiguous": options.exclude_ambiguous,
         "judge": route_semantics(inputs["judge"]) if inputs["judge"] else None
     }
 
@@ -6654,7 +6719,9 @@ def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
             }),
         "selection": dict(selection, categories=normalize_categories(options.categories),
                           limit=options.limit, seed=options.seed, balance=options.balance,
-                          shard_ids=[item_id(i) for i in inputs["items"]] if shard else None),
+                          shard_ids=[item_id(i) for i in inputs["items"]] if shard else None,
+                          excluded_ambiguous=inputs["excluded_ambiguous"]),
+        "ambiguous_items": inputs["ambiguous"],
         "registry": {
             "path": options.registry,
             "routes_sha256": hash_value([r.public() for r in inputs["routes"]]),
@@ -7343,8 +7410,21 @@ def summarize_run(records, manifest, options, target_records=()):
         "comparisons": scored["comparisons"],
         "classifier_sensitivity": classifier_sensitivity(records), "technical_failures": failures,
         "exclusions": exclusions, "usage": usage_totals(records, manifest["registry"]["routes"]),
-        "adjudication": manifest.get("adjudication")
+        "adjudication": manifest.get("adjudication"),
+        "ambiguous_items": ambiguous_answers(records, manifest.get("ambiguous_items") or {})
     }
+
+
+def ambiguous_answers(records, ambiguous):
+    """Items without a single right label (see withheld_value_outside) and the answers they got.
+
+    {"items": {item: terms}, "answers": [{model, item_id, label, answer_text}]}
+    """
+    answers = [{"model": r["model"], "item_id": r["question_id"],
+                "label": (r.get("classification") or {}).get("label"),
+                "answer_text": r.get("answer_text")}
+               for r in records if r["question_id"] in ambiguous and not r.get("k")]
+    return {"items": dict(ambiguous), "answers": answers}
 
 
 def target_summary(records, targets, models, confidence=0.95):
@@ -8241,6 +8321,10 @@ def cmd_validate(args):
         sys.stderr.write(f"ehq_ref: {error}\n")
         return EXIT_BAD_INPUT
     _emit(report)
+    if report.get("ambiguous_items"):
+        sys.stderr.write(f"ehq_ref: {args.file}: note: {len(report['ambiguous_items'])} CCQ "
+                         f"item(s) keep their withheld value outside [REDACTED] and have no "
+                         f"single right label (see ambiguous_items; run --exclude-ambiguous)\n")
     if not report["valid"]:
         first = next(i for i in report["issues"] if i["severity"] == "error")
         sys.stderr.write(
@@ -8300,7 +8384,8 @@ def run_options(args):
         max_failure_rate=args.max_failure_rate, adjudication=args.adjudication,
         allow_candidate=args.allow_candidate, allow_reasoning=args.allow_reasoning,
         env_file=args.env_file, reproducible=args.reproducible, targets=tuple(args.target or ()),
-        judge=args.judge, idk_frac=args.idk_frac, baseline=args.baseline,
+        judge=args.judge, idk_frac=args.idk_frac, exclude_ambiguous=args.exclude_ambiguous,
+        baseline=args.baseline,
         tolerance=args.tolerance, scoring=settings_from_args(args))
 
 
@@ -8514,6 +8599,10 @@ def _configure_run(parser):
     parser.add_argument(
         "--idk-frac", type=float, default=0.0, metavar="F", help=
         "make a seeded fraction F of multiple-choice items unanswerable (correct option removed)")
+    parser.add_argument(
+        "--exclude-ambiguous", action="store_true",
+        help="leave out CCQ items whose withheld value still stands in the document (no single "
+             "right label; listed apart in every run)")
     parser.add_argument("--baseline",
                         help="gate the run against this baseline (gate report or summary.json)")
     parser.add_argument("--tolerance", type=float, default=0.02,
