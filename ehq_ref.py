@@ -4921,8 +4921,8 @@ class OfflineTransport:
         self.seed = seed
 
     def post(self, url, headers, body, *, connect_timeout=None, read_timeout=None):
-        """Return (200, {}, the chat-completions JSON of the model's reply)."""
-        request = json.loads(body)
+        """Return (200, {}, the model's reply as chat-completions JSON data)."""
+        request = body
         text, behaviour = offline_reply(self.seed, request)
         payload = {"model": OFFLINE_MODEL,
                    "choices": [{"message": {"role": "assistant", "content": text},
@@ -4932,7 +4932,7 @@ class OfflineTransport:
                              "completion_tokens_details": {"reasoning_tokens": 0},
                              "prompt_tokens_details": {"cached_tokens": 0}, "cost": 0.0},
                    "simulation": {"simulated": True, "behaviour": behaviour}}
-        return 200, {}, canonical_json(payload).encode("utf-8")
+        return 200, {}, payload
 
 
 # --- Provider specs -----------------------------------------------------------------
@@ -5308,7 +5308,11 @@ class HTTPTransport:
         return cache[key]
 
     def post(self, url, headers, body, *, connect_timeout=10.0, read_timeout=120.0):
-        """Return (status, lower-cased headers, body bytes); raise TransportError without a response."""
+        """POST ``body`` (JSON data) as canonical JSON; return (status, lower-cased headers, body bytes).
+
+        Raises TransportError when no response arrives.
+        """
+        body = canonical_json(body).encode("utf-8")
         opener = self._opener(read_timeout, url.startswith("https:"))
         request = urllib_request.Request(
             url, data=body, method="POST", headers=dict(
@@ -5496,7 +5500,8 @@ class RateLimiter:
         self.requests, self.tokens, self.window = requests, tokens, window
         self.clock = clock or SystemClock()
         self._condition = threading.Condition()
-        self._grants = collections.deque()  # (time, tokens, ticket)
+        self._grants = collections.deque()  # [time, tokens, ticket] inside the window
+        self._by_ticket = {}  # ticket -> its grant, while in the window
         self._token_sum = 0
         self._paused_until = 0.0
         self._tickets = itertools.count()
@@ -5510,7 +5515,9 @@ class RateLimiter:
             while True:
                 now = self.clock.monotonic()
                 while self._grants and self._grants[0][0] <= now - self.window:
-                    self._token_sum -= self._grants.popleft()[1]
+                    expired = self._grants.popleft()
+                    self._token_sum -= expired[1]
+                    del self._by_ticket[expired[2]]
                 wait = self._paused_until - now
                 if wait <= 0 and self.requests and len(self._grants) >= self.requests:
                     wait = self._grants[0][0] + self.window - now
@@ -5519,6 +5526,7 @@ class RateLimiter:
                 if wait <= 0:
                     ticket = next(self._tickets)
                     self._grants.append([now, tokens, ticket])
+                    self._by_ticket[ticket] = self._grants[-1]
                     self._token_sum += tokens
                     self.log.append(now)
                     return ticket
@@ -5529,12 +5537,12 @@ class RateLimiter:
         if actual_tokens is None:
             return
         with self._condition:
-            for grant in self._grants:
-                if grant[2] == ticket:
-                    self._token_sum += actual_tokens - grant[1]
-                    grant[1] = actual_tokens
-                    break
-            self._condition.notify_all()
+            grant = self._by_ticket.get(ticket)
+            if grant is not None:
+                self._token_sum += actual_tokens - grant[1]
+                if actual_tokens < grant[1]:
+                    self._condition.notify_all()
+                grant[1] = actual_tokens
 
     def pause(self, seconds):
         """Hold every worker back for ``seconds`` (the server said 429)."""
@@ -5611,7 +5619,6 @@ def call_model(route, request, *, secrets, transport=None, policy=None, limiter=
             error_message=f"{route.key_env} is not set (route {route.name}); no request was sent")
     call = _Call(route, request, key, os.environ if env is None else env, transport, clock,
                  limiter, clock.monotonic())
-    request_key = hash_value(request.semantic(route))
     attempt = 0
     while True:
         attempt += 1
@@ -5620,7 +5627,8 @@ def call_model(route, request, *, secrets, transport=None, policy=None, limiter=
             return _attempt(call, ticket, attempt)
         except _Failure as failure:
             failure.message = secrets.redact(failure.message)
-            wait = _retry_wait(failure, attempt, policy, request_key)
+            wait = _retry_wait(failure, attempt, policy,
+                               lambda: hash_value(request.semantic(route)))
             if wait is None:
                 return _failed(route, failure, attempt, clock.monotonic() - call.started)
             if failure.status == 429 or failure.error_type == "rate_limit":
@@ -5639,6 +5647,7 @@ def _retry_wait(failure, attempt, policy, request_key):
 
     A server hint longer than the policy's max_wait turns the failure into
     retry_wait_too_long (the failure is updated) instead of sleeping.
+    ``request_key()`` gives the request's hash, which seeds the backoff jitter.
     """
     if not failure.retryable or attempt > policy.max_retries:
         return None
@@ -5649,7 +5658,9 @@ def _retry_wait(failure, attempt, policy, request_key):
             f"so the call failed instead of sleeping")
         failure.error_type = "retry_wait_too_long"
         return None
-    return hint if hint is not None and hint > 0 else policy.backoff(attempt, request_key)
+    if hint is not None and hint > 0:
+        return hint
+    return policy.backoff(attempt, request_key())
 
 
 def _attempt(call, ticket, attempt):
@@ -5660,15 +5671,18 @@ def _attempt(call, ticket, attempt):
     sent = clock.monotonic()
     try:
         status, reply_headers, data = call.transport.post(
-            url, headers, canonical_json(body).encode("utf-8"),
-            connect_timeout=route.connect_timeout, read_timeout=route.read_timeout)
+            url, headers, body, connect_timeout=route.connect_timeout,
+            read_timeout=route.read_timeout)
     except TransportError as error:
         raise _Failure(error.kind, str(error), retryable=error.kind != "tls") from None
     latency = clock.monotonic() - sent
-    try:
-        payload = json.loads(data.decode("utf-8")) if data.strip() else None
-    except (UnicodeDecodeError, ValueError):
-        payload = None
+    if isinstance(data, dict):  # an in-process server hands over decoded JSON data
+        payload = data
+    else:
+        try:
+            payload = json.loads(data.decode("utf-8")) if data.strip() else None
+        except (UnicodeDecodeError, ValueError):
+            payload = None
     if not 200 <= status < 300:
         raise classify_http_failure(status, reply_headers, payload, clock.time())
     if not isinstance(payload, dict):
@@ -6137,9 +6151,15 @@ class RecordKind:
     optional: tuple
     identity: tuple  # the fields that name one unit of work
 
+    @functools.cached_property
+    def _fields(self):
+        return frozenset(self.required), frozenset(self.required + self.optional)
+
     def check(self, record, place):
         """``record`` if it has this kind's fields with the right types; else InputError at ``place``."""
-        require_object(record, place, required=self.required, optional=self.optional)
+        required, allowed = self._fields
+        if type(record) is not dict or not required <= record.keys() <= allowed:
+            require_object(record, place, required=self.required, optional=self.optional)
         for field, value in record.items():
             test = RECORD_CHECKS.get(field)
             if test and not test[0](value):
