@@ -4503,12 +4503,17 @@ _RESPONSE_FIELDS = tuple(field.name for field in dataclasses.fields(Response))
 
 
 class _Failure(Exception):
-    """A failed attempt inside the call loop: error type, message, retryable, server hint."""
+    """A failed attempt inside the call loop: error type, message, retryable, server hint.
 
-    def __init__(self, error_type, message, *, retryable=False, status=None, hint=None):
+    ``text`` keeps what a cut or refused reply did say, so a record can show it.
+    """
+
+    def __init__(self, error_type, message, *, retryable=False, status=None, hint=None,
+                 text=None):
         super().__init__(message)
         self.error_type, self.message, self.retryable, self.status, self.hint = \
             error_type, message, retryable, status, hint
+        self.text = text
 
 
 def _usage(input_tokens=None, output_tokens=None, reasoning_tokens=None, cached_tokens=None,
@@ -4605,7 +4610,8 @@ def parse_openai(payload):
     if status == "incomplete":
         reason = _dig(payload, "incomplete_details", "reason") or "unknown"
         raise _Failure("truncated" if reason == "max_output_tokens" else "incomplete",
-                       f"response incomplete ({reason}); {len(text)} characters of text")
+                       f"response incomplete ({reason}); {len(text)} characters of text",
+                       text=text)
     usage = _object(payload.get("usage"))
     return Reply(text, "refusal" if refusals and not texts else (status or "completed"),
                  _text_or_none(payload.get("model")),
@@ -4655,7 +4661,8 @@ def parse_chat(payload):
         message.get("refusal") if isinstance(message.get("refusal"), str) else "")
     finish = choice.get("finish_reason")
     if finish == "length":
-        raise _Failure("truncated", "finish_reason length: the answer was cut at max_tokens")
+        raise _Failure("truncated", "finish_reason length: the answer was cut at max_tokens",
+                       text=text)
     if finish == "error":
         raise _Failure("provider_error",
                        f"finish_reason error ({choice.get('native_finish_reason')})",
@@ -4734,7 +4741,8 @@ def parse_gemini(payload):
         p["text"] for p in parts
         if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought"))
     if finish == "MAX_TOKENS":
-        raise _Failure("truncated", f"finishReason MAX_TOKENS ({len(text)} characters of text)")
+        raise _Failure("truncated", f"finishReason MAX_TOKENS ({len(text)} characters of text)",
+                       text=text)
     if finish not in (None, "STOP") and not text.strip():
         raise _Failure("blocked", f"finishReason {finish} with no text")
     usage = _object(payload.get("usageMetadata"))
@@ -4777,7 +4785,7 @@ def parse_anthropic(payload):
         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
     stop = payload.get("stop_reason")
     if stop == "max_tokens":
-        raise _Failure("truncated", "stop_reason max_tokens: the answer was cut")
+        raise _Failure("truncated", "stop_reason max_tokens: the answer was cut", text=text)
     if stop == "refusal" and not text.strip():
         raise _Failure("blocked", "stop_reason refusal with no text")
     usage = _object(payload.get("usage"))
@@ -5727,7 +5735,8 @@ def _checked_response(call, reply, latency, attempt, status):
 
 
 def _failed(route, failure, attempts, elapsed):
-    return Response(ok=False, requested_model=route.provider_model, attempts=attempts,
+    return Response(ok=False, text=failure.text, requested_model=route.provider_model,
+                    attempts=attempts,
                     error_type=failure.error_type, error_message=failure.message,
                     http_status=failure.status, retryable=failure.retryable,
                     metadata={"elapsed_s": elapsed})
@@ -6004,6 +6013,7 @@ class RunOptions:
     judge: str | None = None
     idk_frac: float = 0.0
     exclude_ambiguous: bool = False
+    no_text: bool = False
     baseline: str | None = None
     tolerance: float = 0.02
     scoring: ScoringSettings = dataclasses.field(default_factory=ScoringSettings)
@@ -6180,14 +6190,16 @@ ANSWER_RECORD = RecordKind(
               "answer_response", "confidence_response", "confidence_parse_strategy",
               "confidence_parse_reason", "classifications", "prompt_sha256",
               "confidence_prompt_sha256", "timing", "injected", "followed", "quotes", "judge",
-              "confidence_readings"),
+              "confidence_readings", "question", "question_sha256", "gold", "redacted_value",
+              "prompt", "confidence_prompt"),
     identity=("model", "question_id", "target"))
 TARGET_RECORD = RecordKind(
     "target", "target_records.jsonl",
     required=("question_id", "model", "category", "subcategory", "target", "score",
               "exclusion_reason"),
     optional=("kind", "cluster", "prompt_sha256", "answer_text", "response", "abstained",
-              "correct", "judge"),
+              "correct", "judge", "question", "question_sha256", "gold", "redacted_value",
+              "prompt"),
     identity=("model", "question_id", "target"))
 RECORD_KINDS = {kind.name: kind for kind in (ANSWER_RECORD, TARGET_RECORD)}
 TARGET_RECORDS = TARGET_RECORD.file
@@ -6308,7 +6320,7 @@ def evaluate_item(ctx, route, item, prompts):
     options, started = ctx.options, ctx.now()
     base = {"kind": ANSWER_RECORD.name, "question_id": item_id(item), "model": route.name,
             "category": item_category(item), "subcategory": item_subcategory(item),
-            "cluster": item_cluster(item)}
+            "cluster": item_cluster(item), **record_item_fields(item, options.no_text)}
     if item.get("injected"):
         base["injected"] = item["injected"]
     k, reason = knowability(item, route)
@@ -6320,6 +6332,8 @@ def evaluate_item(ctx, route, item, prompts):
                                      item_id(item), route.temperature, item=item))
     record = dict(base, k=0, prompt_sha256=sha256_hex(prompt), answer_text=answer.text,
                   answer_response=_stored_response(answer, options.reproducible))
+    if not options.no_text:
+        record["prompt"] = prompt
     if not answer.ok or not (answer.text or "").strip():
         return dict(record, exclusion_reason=answer.error_type or "answer_failure",
                     classification=None, valid_for_ehq12=False, valid_for_ehq3=False,
@@ -6353,11 +6367,24 @@ def evaluate_item(ctx, route, item, prompts):
         confidence_readings=readings_of_confidence,
         confidence_text=confidence.text, confidence_response=_stored_response(
             confidence, options.reproducible), confidence_prompt_sha256=sha256_hex(question),
+        **({} if options.no_text else {"confidence_prompt": question}),
         parsed_confidence=parsed["value"], confidence_parse_strategy=parsed["strategy"],
         confidence_parse_reason=parsed["reason"], confidence_terminal=terminal,
         valid_for_ehq12=True, valid_for_ehq3=parsed["value"] is not None, exclusion_reason=None,
         timing={"started_at_utc": started, "completed_at_utc": ctx.now()})
     return record
+
+
+def record_item_fields(item, no_text=False):
+    """What a record holds of its item so it can be read alone: the question (or, with
+    ``no_text``, only its hash), the gold answers and a CCQ item's withheld value."""
+    question = str(item.get("question") or "")
+    fields = {"question_sha256": sha256_hex(question), "gold": gold_answers(item)}
+    if not no_text:
+        fields["question"] = question
+        if isinstance(item.get("redacted_value"), str):
+            fields["redacted_value"] = item["redacted_value"]
+    return fields
 
 
 def read_all_confidences(text, scale, answer):
@@ -6410,9 +6437,10 @@ def evaluate_target(ctx, route, item, target, prompts):
     response = ctx.call(route, request)
     record = {
         "kind": TARGET_RECORD.name, "question_id": item_id(item), "model": route.name,
-        "category": item_category(item),
+        **record_item_fields(item, ctx.options.no_text), "category": item_category(item),
         "subcategory": item_subcategory(item), "cluster": item_cluster(item), "target": target,
         "prompt_sha256": sha256_hex(prompt), "answer_text": response.text,
+        **({} if ctx.options.no_text else {"prompt": prompt}),
         "response": _stored_response(response, ctx.options.reproducible)
     }
     if not response.ok or not (response.text or "").strip():
@@ -8405,6 +8433,7 @@ def run_options(args):
         allow_candidate=args.allow_candidate, allow_reasoning=args.allow_reasoning,
         env_file=args.env_file, reproducible=args.reproducible, targets=tuple(args.target or ()),
         judge=args.judge, idk_frac=args.idk_frac, exclude_ambiguous=args.exclude_ambiguous,
+        no_text=args.no_text,
         baseline=args.baseline,
         tolerance=args.tolerance, scoring=settings_from_args(args))
 
@@ -8619,6 +8648,9 @@ def _configure_run(parser):
     parser.add_argument(
         "--idk-frac", type=float, default=0.0, metavar="F", help=
         "make a seeded fraction F of multiple-choice items unanswerable (correct option removed)")
+    parser.add_argument(
+        "--no-text", action="store_true",
+        help="records keep the question's and prompts' hashes, not their text")
     parser.add_argument(
         "--exclude-ambiguous", action="store_true",
         help="leave out CCQ items whose withheld value still stands in the document (no single "
