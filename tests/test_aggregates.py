@@ -404,10 +404,32 @@ class EHQBootstrapTest(unittest.TestCase):
         self.assertNotEqual(a, c)
 
     def test_single_cluster_strata_are_flagged_degenerate(self):
-        overall = ehq_ref.ehq_scores(
-            HAND, samples=50)["models"]["model"]["overall"]["intervals"]["bootstrap"]
+        # kit 0.1.0's stratification, kept as strata="subcategory": strata of one cluster
+        # cannot vary, and the interval says so
+        overall = ehq_ref.ehq_scores(HAND, samples=50, strata="subcategory")[
+            "models"]["model"]["overall"]["intervals"]["bootstrap"]
         self.assertTrue(overall["EHQ"]["degenerate"])
         self.assertAlmostEqual(overall["EHQ"]["low"], 0.5508333333333333, delta=1e-12)
+
+    def test_single_cluster_strata_fall_back_to_coarser_strata(self):
+        scores = ehq_ref.ehq_scores(HAND, samples=200)["models"]["model"]
+        overall = scores["overall"]["intervals"]["bootstrap"]["EHQ1"]
+        # every subcategory of HAND holds one cluster, and so does PCQ: no strata at all
+        self.assertEqual(overall["resampling"], {"strata": "none", "clusters": 9})  # 1 failure
+        self.assertEqual(overall["note"], "a category has one cluster: resampled without strata")
+        self.assertFalse(overall["degenerate"])
+        self.assertLess(overall["low"], 4 / 9)
+        self.assertGreater(overall["high"], 4 / 9)
+        subcategory = scores["by_subcategory"]["HNQ::HNQ-SPO"]["intervals"]["bootstrap"]["EHQ"]
+        self.assertEqual((subcategory["low"], subcategory["high"], subcategory["degenerate"],
+                          subcategory["note"]),
+                         (None, None, True, "one cluster: a resample cannot vary"))
+        hnq = scores["by_category"]["HNQ"]["intervals"]["bootstrap"]["EHQ2"]
+        self.assertEqual((hnq["resampling"], hnq["note"]),
+                         ({"strata": "none", "clusters": 3},
+                          "a subcategory has one cluster: resampled without strata"))
+        again = ehq_ref.ehq_scores(HAND, samples=200)["models"]["model"]["overall"]
+        self.assertEqual(again["intervals"]["bootstrap"]["EHQ1"], overall)
 
     def test_paired_difference(self):
         rows = _cluster_rows()

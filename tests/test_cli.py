@@ -183,7 +183,7 @@ class ScoreRecordsTest(TempDirTestCase):
         for target in (array, wrapped, lines):
             result = run_cli("score", target, "--bootstrap", 0)
             self.assertEqual(result.code, 0, result.err)
-            values.append(result.json()["ehq"]["models"]["model"]["overall"]["EHQ"])
+            values.append(result.json()["ehq"]["scores"]["model"]["overall"]["EHQ"])
         self.assertEqual(values, [values[0]] * 3)
         self.assertAlmostEqual(values[0], 0.5508333333333333, delta=1e-12)
 

@@ -220,7 +220,8 @@ class FiguresTest(TempDirTestCase):
     def test_latex_and_report(self):
         with open(os.path.join(self.result["run_dir"], "summary.tex")) as handle:
             tex = handle.read()
-        self.assertIn(r"\begin{tabular}{rlrrrrr}", tex)
+        self.assertIn(r"\begin{tabular}{rlrrrrrr}", tex)  # the published EHQ beside the headline
+        self.assertIn(r"\toprule", tex)
         self.assertIn(r"second\_model", tex)
         self.assertEqual(tex.count(r" \\"), 3)  # header and two model rows
         with open(os.path.join(self.result["run_dir"], "report.md")) as handle:
@@ -241,7 +242,7 @@ class FiguresTest(TempDirTestCase):
                 }
             }]
         }
-        self.assertIn(r"a\_b\&c\% & -- & -- & -- & -- & 3", ehq_ref.latex_table(summary))
+        self.assertIn(r"a\_b\&c\% & -- & -- & -- & -- & -- & 3", ehq_ref.latex_table(summary))
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ class OfflineRunTest(RunnerCase):
         folder = ehq_ref.run_evaluation(self.options())["run_dir"]
         scored = run_cli("score", os.path.join(folder, "records.jsonl"), "--bootstrap", 0).json()
         summary = json.loads(self.read(folder, "summary.json"))
-        self.assertEqual(scored["ehq"]["models"]["offline"]["overall"]["EHQ"],
+        self.assertEqual(scored["ehq"]["scores"]["offline"]["overall"]["EHQ"],
                          summary["models"][0]["EHQ"])
         alternative = ehq_ref.ehq_scores(self.records(folder), samples=0, labels="ehq_ref-1")
         self.assertEqual(alternative["models"]["offline"]["overall"]["EHQ"],
