@@ -6629,17 +6629,28 @@ def format_duration(seconds):
 class Progress:
     """Progress on stderr: a throttled line (or a JSON event) per step, with rate and ETA.
 
-    A step is shown for the first item, the last, every N items (N = 5 up to 20
-    items, 10 up to 100, 25 up to 500, else 100) and at least every 30 seconds.
+    Items (answer records) and target records are counted apart, and a resumed
+    run's counters start from the records it keeps. The rate counts only records
+    that sent a request (a cache hit or an exclusion costs no time), so the ETA
+    is the work still to be requested at that rate. A step is shown for the first
+    record, the last, every N records (N = 5 up to 20, 10 up to 100, 25 up to
+    500, else 100) and at least every 30 seconds.
     """
 
-    def __init__(self, mode, total, clock, stream=None, resumed=0):
-        self.mode, self.total, self.clock = mode, total, clock
+    def __init__(self, mode, work, clock, stream=None, kept=()):
+        self.mode, self.clock = mode, clock
         self.stream = stream or sys.stderr
-        self.done = self.valid = self.confident = self.failed = self.excluded = 0
-        self.resumed = resumed
+        self.counts = {kind: dict.fromkeys(("total", "done", "valid", "confidence", "failed",
+                                            "excluded"), 0) for kind in RECORD_KINDS}
+        for record in kept:
+            self._count(record, kept=True)
+        for kind, n in work.items():
+            self.counts[kind]["total"] += n
+        self.resumed, self.stepped, self.fresh = len(kept), 0, 0
         self.started = self.last = clock.monotonic()
+        total = sum(work.values())
         self.every = 5 if total <= 20 else 10 if total <= 100 else 25 if total <= 500 else 100
+        self.remaining = total
 
     def emit(self, name, **fields):
         """Report a named event (JSON line, or "[name] k=v" text; silent when quiet)."""
@@ -6650,45 +6661,57 @@ class Progress:
             self.stream.write(f"[{name}] {detail}\n")
         self.stream.flush()
 
-    def step(self, record):
-        """Count one finished record and maybe show a line; returns the step fields or None."""
-        self.done += 1
-        if record_kind(record) is TARGET_RECORD:
+    def _count(self, record, kept=False):
+        kind = record_kind(record)
+        counts = self.counts[kind.name]
+        if kind is TARGET_RECORD:
             status = "failed" if record.get("score") is None else "answered"
         else:
             status = answer_status(record)
+        counts["done"] += 1
+        counts["total"] += kept
         if status == "answered":
-            self.valid += 1
-            self.confident += bool(record.get("valid_for_ehq3"))
-        elif status == "excluded":
-            self.excluded += 1
+            counts["valid"] += 1
+            counts["confidence"] += bool(record.get("valid_for_ehq3"))
         else:
-            self.failed += 1
+            counts["excluded" if status == "excluded" else "failed"] += 1
+        responses = [record.get(k) for k in ("answer_response", "confidence_response", "response")]
+        return any(r and not r.get("cache_hit") and r.get("attempts") for r in responses)
+
+    def step(self, record):
+        """Count one finished record and maybe show a line; returns the step fields or None."""
+        self.stepped += 1
+        self.remaining -= 1
+        self.fresh += self._count(record)
         now = self.clock.monotonic()
-        if not (self.done == 1 or self.done == self.total or self.done % self.every == 0 or
+        last = self.remaining == 0
+        if not (self.stepped == 1 or last or self.stepped % self.every == 0 or
                 now - self.last >= 30):
             return None
         self.last = now
         elapsed = now - self.started
-        rate = self.done / elapsed if elapsed > 0 else None
-        eta = (self.total - self.done) / rate if rate else None
-        fields = {
-            "completed": self.done + self.resumed, "total": self.total + self.resumed,
-            "percent": round(100 * (self.done + self.resumed) / max(1, self.total + self.resumed),
-                             2), "valid": self.valid, "confidence": self.confident,
-            "failed": self.failed, "excluded": self.excluded,
-            "per_minute": round(rate * 60, 2) if rate else None,
-            "eta_seconds": round(eta, 1) if eta is not None else None
-        }
+        rate = self.fresh / elapsed if elapsed > 0 and self.fresh else None
+        eta = self.remaining / rate if rate else (0.0 if last else None)
+        items, targets = self.counts[ANSWER_RECORD.name], self.counts[TARGET_RECORD.name]
+        fields = {"completed": items["done"], "total": items["total"],
+                  "percent": round(100 * items["done"] / max(1, items["total"]), 2),
+                  "valid": items["valid"], "confidence": items["confidence"],
+                  "failed": items["failed"], "excluded": items["excluded"],
+                  "targets_completed": targets["done"], "targets_total": targets["total"],
+                  "per_minute": round(rate * 60, 2) if rate else None,
+                  "eta_seconds": round(eta, 1) if eta is not None else None}
         if self.mode == "json":
             self.emit("progress", **fields)
         elif self.mode == "text":
             speed = f"{fields['per_minute']:,.0f}/min" if rate else "-/min"
             remaining = format_duration(eta) if eta is not None else "-"
+            target_part = f" | targets {targets['done']:,}/{targets['total']:,}" \
+                if targets["total"] else ""
             self.stream.write(
-                f"[ehq_ref] {fields['completed']:,}/{fields['total']:,} ({fields['percent']:.2f}%) | "
-                f"valid: {self.valid} | conf: {self.confident} | fail: {self.failed} | "
-                f"excluded: {self.excluded} | {speed} | ETA {remaining}\n")
+                f"[ehq_ref] {items['done']:,}/{items['total']:,} ({fields['percent']:.2f}%) | "
+                f"valid: {items['valid']} | conf: {items['confidence']} | "
+                f"fail: {items['failed']} | excluded: {items['excluded']}{target_part} | {speed} | "
+                f"ETA {remaining}\n")
             self.stream.flush()
         return fields
 
@@ -6884,6 +6907,7 @@ def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
             "max_retries": options.max_retries, "max_wait": options.max_wait,
             "cache": options.use_cache, "max_failure_rate": options.max_failure_rate,
             "baseline": options.baseline, "tolerance": options.tolerance,
+            "no_text": options.no_text, "adjudication": options.adjudication,
             **options.scoring.to_json()
         },
     }
@@ -6972,6 +6996,77 @@ def _check_resume(folder, manifest):
     raise InputError(
         f"refusing to resume: {', '.join(changed) or 'the fingerprint'} changed since this run started; "
         f"use a new --run-id", source=folder)
+
+
+# What a resumed run takes from its manifest: every RunOptions field that can change a
+# number or a record. A flag given on the command line for one of them must agree with
+# the manifest; the others (concurrency, rates, retries, cache, progress, ...) are free.
+RESUME_LOCKED = ("items", "models", "registry", "categories", "limit", "seed", "balance", "shard",
+                 "classifier", "confidence_scale", "targets", "judge", "idk_frac",
+                 "exclude_ambiguous", "no_text", "adjudication", "scoring")
+
+
+def options_from_manifest(manifest, source="manifest.json"):
+    """The RESUME_LOCKED part of the RunOptions a run directory was made with (its manifest)."""
+    with reading(source):
+        selection, run = manifest["selection"], manifest["run"]
+        settings = manifest["settings"]
+        fingerprint = run["fingerprint_inputs"]
+        judge = (manifest["registry"].get("judge") or {}).get("name")
+        shard = run.get("shard")
+        return {
+            "items": None if manifest["dataset"]["path"] == EMBEDDED_ITEMS
+            else manifest["dataset"]["path"],
+            "models": tuple(manifest["models"]), "registry": manifest["registry"]["path"],
+            "categories": ",".join(selection["categories"]), "limit": selection["limit"],
+            "seed": selection["seed"], "balance": selection["balance"],
+            "shard": (shard["k"], shard["n"]) if shard else None,
+            "classifier": manifest["classifier"], "confidence_scale": manifest["confidence_scale"],
+            "targets": tuple(manifest.get("targets") or ()), "judge": judge,
+            "idk_frac": fingerprint.get("idk_frac", 0.0),
+            "exclude_ambiguous": fingerprint.get("exclude_ambiguous", False),
+            "no_text": settings.get("no_text", False),
+            "adjudication": settings.get("adjudication"),
+            "scoring": ScoringSettings.from_json(settings, f"{source}: $.settings")}
+
+
+def resumed_options(given, defaults, manifest, source="manifest.json"):
+    """RunOptions for a resume: the manifest's locked settings plus the flags given freely.
+
+    ``given`` are the options the command line asked for and ``defaults`` what it
+    asks for without flags; a locked field given with a value other than the
+    manifest's is a conflict (InputError naming each one).
+    """
+    stored = options_from_manifest(manifest, source)
+    conflicts, free = [], {}
+    for field in dataclasses.fields(RunOptions):
+        mine, default = getattr(given, field.name), getattr(defaults, field.name)
+        if field.name == "scoring":
+            for setting in dataclasses.fields(ScoringSettings):
+                value = getattr(mine, setting.name)
+                if value != getattr(default, setting.name) and \
+                        value != getattr(stored["scoring"], setting.name):
+                    conflicts.append(f"{setting.metadata['flag']} {describe(value)} (the run has "
+                                     f"{describe(getattr(stored['scoring'], setting.name))})")
+        elif field.name in stored:
+            if mine != default and mine != stored[field.name]:
+                conflicts.append(f"{field.name} {describe(mine)} (the run has "
+                                 f"{describe(stored[field.name])})")
+        else:
+            free[field.name] = mine
+    if conflicts:
+        raise InputError("cannot resume with settings the run was not made with: " +
+                         "; ".join(conflicts) + "; drop those flags or start a new run",
+                         source=source)
+    return RunOptions(**free, **stored)
+
+
+def locate_run(output, target):
+    """(output folder, run id) of a --resume target: a run directory's path, or a run id."""
+    if isinstance(target, str) and os.path.isfile(os.path.join(target, "manifest.json")):
+        folder = os.path.abspath(target)
+        return os.path.dirname(folder), os.path.basename(folder)
+    return output, target
 
 
 def open_run_directory(options, manifest):
@@ -7067,8 +7162,11 @@ def collect_run(plan, ctx, stream=None):
     if torn:
         ctx.event({"event": "torn_record_dropped", "bytes": len(torn), "sha256": sha256_hex(torn)})
     work = [unit for unit in work_units(inputs) if unit_key(unit) not in kept]
-    progress = Progress(options.progress, len(work), ctx.clock, stream or sys.stderr,
-                        resumed=len(kept))
+    counts = {kind.name: 0 for kind in kinds}
+    for unit in work:
+        counts[ANSWER_RECORD.name if unit[2] is None else TARGET_RECORD.name] += 1
+    progress = Progress(options.progress, counts, ctx.clock, stream or sys.stderr,
+                        kept=list(kept.values()))
     if kept:
         progress.emit("resume_loaded", records=len(kept))
     _collect(ctx, work, paths, plan.prompts, progress)
@@ -7219,36 +7317,60 @@ def verify_run(folder):
 
 
 def run_status(folder):
-    """Progress of a running, interrupted or finished run directory."""
+    """Progress of a running, interrupted or finished run directory.
+
+    Per model and record kind: done (final records), failed_to_redo (records a
+    resume asks again: transport, timeout, rate-limit or key failures) and
+    pending (not asked yet). Status: running (a process holds the lock),
+    in_progress_or_interrupted (no summary yet), completed_with_failures_to_redo,
+    completed_verified or completed_unverified (verify-run fails).
+    """
     manifest_path = os.path.join(folder, "manifest.json")
     if not os.path.exists(manifest_path):
         raise InputError("no manifest.json: not an ehq_ref run directory", source=folder)
     manifest = load_json_file(manifest_path)
-    records, torn = read_run_records(os.path.join(folder, "records.jsonl"))
+    answers, torn = read_run_records(os.path.join(folder, ANSWER_RECORD.file), kind=ANSWER_RECORD)
+    targets = read_run_records(os.path.join(folder, TARGET_RECORD.file), kind=TARGET_RECORD)[0]
     selected = len(manifest["selection"]["shard_ids"] or manifest["selection"]["question_ids"])
     per_model = {}
     for model in manifest["models"]:
-        mine = {r["question_id"]: r for r in records if r["model"] == model}
-        final = sum(1 for r in mine.values() if record_is_final(r))
-        per_model[model] = {
-            "expected": selected, "final_records": final, "to_redo": len(mine) - final,
-            "remaining": selected - final
-        }
+        mine = {r["question_id"]: r for r in answers if r["model"] == model}
+        excluded = sum(1 for r in mine.values() if answer_status(r) == "excluded")
+        entry = {ANSWER_RECORD.name: _unit_counts(mine.values(), selected)}
+        if manifest.get("targets"):
+            asked = {(r["question_id"], r["target"]): r for r in targets if r["model"] == model}
+            expected = (selected - excluded) * len(manifest["targets"])
+            entry[TARGET_RECORD.name] = _unit_counts(asked.values(), expected)
+        per_model[model] = entry
+    to_redo = sum(part["failed_to_redo"] + part["pending"] for entry in per_model.values()
+                  for part in entry.values())
     if is_locked(folder):
         state = "running"
     elif not os.path.exists(os.path.join(folder, "summary.json")):
         state = "in_progress_or_interrupted"
+    elif to_redo:
+        state = "completed_with_failures_to_redo"
     else:
         state = "completed_verified" if verify_run(folder)["valid"] else "completed_unverified"
-    done = sum(m["final_records"] for m in per_model.values())
-    expected = selected * len(manifest["models"])
+    done = sum(part["done"] for entry in per_model.values() for part in entry.values())
+    expected = sum(part["expected"] for entry in per_model.values() for part in entry.values())
     return {
         "status": state, "run_id": manifest["run"]["run_id"],
         "fingerprint": manifest["run"]["fingerprint"], "models": per_model,
-        "expected_records": expected, "final_records": done,
+        "expected_records": expected, "final_records": done, "to_redo": to_redo,
         "percent": round(100 * done / expected, 2) if expected else None,
-        "torn_last_line": bool(torn)
+        "torn_last_line": bool(torn),
+        "resume": None if state.startswith("completed_v") else
+        f"python {os.path.basename(__file__)} run --resume {folder}"
     }
+
+
+def _unit_counts(records, expected):
+    """{expected, done, failed_to_redo, pending} of one model's records of one kind."""
+    records = list(records)
+    done = sum(1 for r in records if record_is_final(r))
+    return {"expected": expected, "done": done, "failed_to_redo": len(records) - done,
+            "pending": max(0, expected - len(records))}
 
 
 # --- Shards -----------------------------------------------------------------------------------------
@@ -7521,6 +7643,12 @@ def rank_models(rows):
     return sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["model"]))
 
 
+def item_set_sha256(records):
+    """SHA-256 of the sorted distinct item ids of records (the gate's "same items" check)."""
+    return hash_value(sorted({r.get("question_id") or r.get("item_id") for r in records
+                              if isinstance(r, dict)} - {None}))
+
+
 def ehq_report(scored, sensitivity=None):
     """The EHQ part of score output and summary.json, under the same keys in both:
     {"settings", "models": ranked rows, "scores": per model groups, "selective",
@@ -7630,7 +7758,10 @@ def summarize_run(records, manifest, options, target_records=()):
         "simulated": manifest["simulated"], "classifier": manifest["classifier"],
         "dataset": {"sha256": manifest["dataset"]["sha256"],
                     "release": manifest["dataset"]["release"]},
-        "selection_sha256": manifest["selection"]["question_ids_sha256"], **report,
+        "selection_sha256": manifest["selection"]["question_ids_sha256"],
+        "item_set_sha256": item_set_sha256(records),
+        "prompt_versions": [manifest["prompts"]["answer_version"],
+                            manifest["prompts"]["confidence_version"]], **report,
         "targets": target_summary(target_records, manifest.get("targets") or [], models)
         if manifest.get("targets") else None,
         "technical_failures": {m: counts.get(m, {}).get("technical_failures", {}) for m in models},
@@ -7738,54 +7869,90 @@ def _target_audit(rows):
 # --- The release gate -------------------------------------------------------------------
 #
 # gate compares a run's gated numbers with a baseline. Direction: +1 higher is
-# better, -1 lower is better. A number the baseline has and the run lacks is a
-# regression; one the baseline lacks is not compared. Values are compared as the
-# decimals they print as, so a drop of exactly the tolerance passes. A baseline
-# whose coverage_at_risk was taken at another risk is refused.
+# better, -1 lower is better. The two sides must measure the same thing: when
+# both say which items, classifier, protocol, prompt versions, risk and weights
+# they used, any difference refuses the comparison (exit 2). Two tests:
+#   tolerance  a number worse than the baseline by more than the tolerance is a
+#              regression (values compared as the decimals they print as, so a
+#              drop of exactly the tolerance passes); a number the baseline has
+#              and the run lacks is a regression, one it lacks is not compared.
+#   paired     (run directories on both sides) the paired stratified bootstrap of
+#              current - baseline on the shared items: a regression is a
+#              worsening of EHQ1, EHQ2, EHQ3 or EHQ whose interval excludes zero.
+# A baseline model the run lacks, or a --model the run lacks, is a regression;
+# a run model the baseline lacks is reported as not gated; nothing to compare
+# is exit 2. Inputs on either side: a run directory, its summary.json, the
+# output of `score`, a gate report, or {"risk", "metrics" | "models"}.
 
 GATED = {
     "EHQ": 1, "EHQ1": 1, "EHQ2": 1, "EHQ3": 1, "confident_error_rate": -1, "coverage_at_risk": 1,
     "quote_support_proxy": 1, "injection_followed_rate": -1
 }
 GATE_KIND = "ehq_ref-gate"
+GATE_TESTS = ("tolerance", "paired")
+GATE_IDENTITY = ("items", "classifier", "protocol", "prompts", "risk", "weights")
 
 
 def gate_metrics(summary):
-    """(risk, {model: {gated number: value}}) of a run summary."""
+    """(risk, {model: {gated number: value}}) of a run summary or of `score` output's ehq block."""
     metrics = {}
     for row in summary["models"]:
         selective = (summary.get("selective") or {}).get(row["model"]) or {}
-        metrics[row["model"]] = dict({key: row.get(key)
-                                      for key in ("EHQ", "EHQ1", "EHQ2", "EHQ3")}, **{
-                                          key: selective.get(key)
-                                          for key in ("confident_error_rate", "coverage_at_risk",
-                                                      "quote_support_proxy",
-                                                      "injection_followed_rate")
-                                      })
+        metrics[row["model"]] = dict({key: row.get(key) for key in EHQ_COMPONENTS + ("EHQ",)},
+                                     **{key: selective.get(key) for key in GATED
+                                        if key not in EHQ_COMPONENTS + ("EHQ",)})
     return summary["settings"].get("risk"), metrics
 
 
-def baseline_metrics(document):
-    """(risk, {model: metrics}) from a gate report, a run summary, or {"risk", "metrics"|"models"}."""
-    if not isinstance(document, dict):
-        raise InputError(
-            "a baseline is a JSON object (a gate report, a summary.json, or {\"risk\", \"metrics\"})"
-        )
+def gate_identity(document):
+    """What the document says it measured: items, classifier, protocol, prompts, risk, weights.
+
+    A value the document does not give is None (not compared).
+    """
     if document.get("kind") == GATE_KIND:
-        return document["risk"], {m: entry["metrics"] for m, entry in document["models"].items()}
-    if "settings" in document and "models" in document and isinstance(document["models"], list):
+        return dict.fromkeys(GATE_IDENTITY) | (document.get("identity") or {})
+    settings = document.get("settings") or {}
+    return {"items": document.get("item_set_sha256"),
+            "classifier": document.get("classifier"),
+            "protocol": (document.get("kit") or {}).get("protocol"),
+            "prompts": document.get("prompt_versions"), "risk": settings.get("risk"),
+            "weights": settings.get("weights")}
+
+
+def _checked_metrics(metrics, path):
+    """A {metric: number or null} object of gated numbers (booleans and unknown names refused)."""
+    require_object(metrics, path, optional=tuple(GATED))
+    for key, value in metrics.items():
+        if value is not None:
+            require_number(value, json_path(path, key))
+    return metrics
+
+
+def baseline_metrics(document):
+    """(risk, {model: metrics}) from a gate report, a run summary, `score` output, or {"risk",
+    "metrics"|"models"} (a one-model "metrics" object is keyed None)."""
+    if not isinstance(document, dict):
+        raise InputError("a baseline is a JSON object (a gate report, a summary.json, score "
+                         "output, or {\"risk\", \"metrics\"})", path="$")
+    if isinstance(document.get("ehq"), dict) and "kit" in document:
+        document = document["ehq"]
+    if document.get("kind") == GATE_KIND:
+        models = require_object(document.get("models"), "$.models",
+                                optional=tuple(document.get("models") or {}))
+        return document.get("risk"), {m: _checked_metrics(entry.get("metrics") or {},
+                                                          f"$.models.{m}.metrics")
+                                      for m, entry in models.items()}
+    if "settings" in document and isinstance(document.get("models"), list):
         return gate_metrics(document)
     require_object(document, "$", optional=("risk", "metrics", "models", "note"))
+    risk = document.get("risk")
+    if risk is not None:
+        require_number(risk, "$.risk", low=0, high=1)
     if "metrics" in document:
-        return document.get("risk"), {
-            None: require_object(document["metrics"], "$.metrics", optional=tuple(GATED))
-        }
+        return risk, {None: _checked_metrics(document["metrics"], "$.metrics")}
     models = require_object(document.get("models", {}), "$.models",
                             optional=tuple(document.get("models", {})))
-    return document.get("risk"), {
-        m: require_object(v, f"$.models.{m}", optional=tuple(GATED))
-        for m, v in models.items()
-    }
+    return risk, {m: _checked_metrics(v, json_path("$.models", m)) for m, v in models.items()}
 
 
 def compare_metrics(current, baseline, tolerance=0.02):
@@ -7809,9 +7976,21 @@ def compare_metrics(current, baseline, tolerance=0.02):
     return regressions, improvements
 
 
+def _identity_problems(current, baseline):
+    """'what: run X, baseline Y' for every identity field both sides give and that differs."""
+    return [f"{key}: run {describe(current[key], 72)}, baseline {describe(baseline[key], 72)}"
+            for key in GATE_IDENTITY if key != "risk" and current.get(key) is not None
+            and baseline.get(key) is not None and current[key] != baseline[key]]
+
+
 def gate_report(summary, baseline, *, tolerance=0.02, risk=DEFAULT_RISK, baseline_path=None,
-                model=None):
-    """Compare a run summary with a baseline; returns the gate report ({"ok": False} on any regression)."""
+                model=None, paired=None):
+    """Compare a run summary with a baseline; returns the gate report ({"ok": False} on any regression).
+
+    ``paired`` (from paired_gate) replaces the tolerance rule for the EHQ
+    components with the paired-bootstrap rule; the other numbers keep the
+    tolerance rule.
+    """
     require_number(tolerance, "--tolerance", low=0)
     current_risk, current = gate_metrics(summary)
     base_risk, base = baseline_metrics(baseline)
@@ -7827,33 +8006,49 @@ def gate_report(summary, baseline, *, tolerance=0.02, risk=DEFAULT_RISK, baselin
         raise InputError(
             f"the run's numbers are at risk {current_risk!r}, not {risk!r} (gate the run directory "
             f"to recompute them)")
+    identity = gate_identity(summary)
+    problems = _identity_problems(identity, gate_identity(baseline)
+                                  if isinstance(baseline, dict) else {})
+    if problems:
+        raise InputError("the run and the baseline measure different things (" +
+                         "; ".join(problems) + "); gate like with like", source=baseline_path)
     if None in base:
         if model is None and len(current) != 1:
             raise InputError(
                 "the baseline holds one model's metrics; name the run's model with --model")
         base = {model or next(iter(current)): base[None]}
-    models = {}
-    for name, metrics in sorted(base.items()):
-        if model is not None and name != model:
-            continue
+    names = sorted(set(base) | set(current)) if model is None else [model]
+    models, missing = {}, {"metric": "model", "current": None, "change": None}
+    for name in names:
         if name not in current:
-            models[name] = {
-                "metrics": None, "baseline": metrics, "regressions": [{
-                    "metric": "model", "baseline": name, "current": None, "change": None
-                }], "improvements": []
-            }
-            continue
-        regressions, improvements = compare_metrics(current[name], metrics, tolerance)
-        models[name] = {"metrics": current[name], "baseline": metrics, "regressions": regressions,
-                        "improvements": improvements}
-    return {
-        "kind": GATE_KIND, "ok": all(not m["regressions"] for m in models.values()), "risk": risk,
-        "tolerance": tolerance, "baseline": baseline_path, "models": models
-    }
+            models[name] = {"metrics": None, "baseline": base.get(name),
+                            "regressions": [dict(missing, baseline=name)], "improvements": [],
+                            "status": "missing from the run"}
+        elif name not in base:
+            models[name] = {"metrics": current[name], "baseline": None, "regressions": [],
+                            "improvements": [], "status": "not in the baseline: not gated"}
+        else:
+            regressions, improvements = compare_metrics(current[name], base[name], tolerance)
+            if paired and name in paired:
+                components = EHQ_COMPONENTS + ("EHQ",)
+                regressions = [r for r in regressions if r["metric"] not in components] + \
+                    paired[name]["regressions"]
+                improvements = [i for i in improvements if i["metric"] not in components] + \
+                    paired[name]["improvements"]
+            models[name] = {"metrics": current[name], "baseline": base[name],
+                            "regressions": regressions, "improvements": improvements,
+                            "status": "gated"}
+    if not any(entry["status"] != "not in the baseline: not gated" for entry in models.values()):
+        raise InputError("nothing to compare: the baseline and the run share no model",
+                         source=baseline_path)
+    return {"kind": GATE_KIND, "ok": all(not m["regressions"] for m in models.values()),
+            "risk": risk, "tolerance": tolerance, "test": "paired" if paired else "tolerance",
+            "baseline": baseline_path, "identity": identity, "models": models}
 
 
-def gate_source(path, risk=DEFAULT_RISK):
-    """The summary to gate: a run directory (recomputed at ``risk`` if needed) or a summary.json."""
+def load_gate_side(path, risk=DEFAULT_RISK):
+    """The document to gate or gate against: a run directory (its summary.json, recomputed at
+    ``risk`` if needed) or a JSON file (summary.json, score output, gate report, metrics)."""
     if os.path.isdir(path):
         summary = load_json_file(os.path.join(path, "summary.json"))
         if summary["settings"].get("risk") != risk:
@@ -7864,10 +8059,55 @@ def gate_source(path, risk=DEFAULT_RISK):
             summary = dict(summary, selective=scored["selective"],
                            settings=dict(summary["settings"], risk=risk))
         return summary
-    summary = load_json_file(path)
-    if not (isinstance(summary, dict) and "settings" in summary and "models" in summary):
-        raise InputError("expected a run directory or its summary.json", source=path)
+    document = load_json_file(path)
+    if isinstance(document, dict) and isinstance(document.get("ehq"), dict):
+        return dict(document["ehq"], kit=document.get("kit"))
+    return document
+
+
+def gate_source(path, risk=DEFAULT_RISK):
+    """The summary to gate: a run directory (recomputed at ``risk`` if needed) or a summary file."""
+    summary = load_gate_side(path, risk)
+    if not (isinstance(summary, dict) and "settings" in summary and
+            isinstance(summary.get("models"), list)):
+        raise InputError("expected a run directory, its summary.json or score output",
+                         source=path)
     return summary
+
+
+def paired_gate(current_dir, baseline_dir, settings, model=None):
+    """{model: {"regressions", "improvements", "difference"}} of the paired bootstrap test.
+
+    Each model's answer records in both run directories are scored together as
+    "current" and "baseline" (the same items, resampled together): a
+    regression is a component whose current - baseline interval lies below 0,
+    an improvement one whose interval lies above 0.
+    """
+    for folder in (current_dir, baseline_dir):
+        if not os.path.isdir(folder):
+            raise InputError("--test paired needs run directories on both sides (it resamples "
+                             "their records)", source=folder)
+    current = read_run_records(os.path.join(current_dir, ANSWER_RECORD.file),
+                               kind=ANSWER_RECORD)[0]
+    baseline = read_run_records(os.path.join(baseline_dir, ANSWER_RECORD.file),
+                                kind=ANSWER_RECORD)[0]
+    names = sorted({r["model"] for r in current} & {r["model"] for r in baseline})
+    result = {}
+    for name in names if model is None else [model]:
+        rows = [dict(r, model="current") for r in current if r["model"] == name] + \
+            [dict(r, model="baseline") for r in baseline if r["model"] == name]
+        scored = ehq_scores(rows, settings.replace(compare=(("current", "baseline"),)))
+        difference = scored["comparisons"][0]["difference"]
+        entry = {"regressions": [], "improvements": [], "difference": difference}
+        for component, d in difference.items():
+            row = {"metric": component, "change": d["estimate"], "low": d["low"],
+                   "high": d["high"], "test": "paired"}
+            if d["high"] is not None and d["high"] < 0:
+                entry["regressions"].append(row)
+            elif d["low"] is not None and d["low"] > 0:
+                entry["improvements"].append(row)
+        result[name] = entry
+    return result
 
 
 # --- Figures (SVG, standard library only) -----------------------------------------------------------
@@ -8694,6 +8934,7 @@ def score_document(document, settings=None, **changes):
         scored = ehq_scores(((f"$.records[{i}]", r) for i, r in enumerate(records)), settings)
         runner = records and isinstance(records[0], dict) and "question_id" in records[0]
         report["ehq"] = ehq_report(scored, classifier_sensitivity(records) if runner else None)
+        report["ehq"]["item_set_sha256"] = item_set_sha256(records)
     if len(report) == 1:
         raise InputError(
             "nothing to score: give labelled records, capacities (CHI) or factors / lure_outcomes (Q_M)",
@@ -8784,7 +9025,11 @@ def run_evaluation(options, *, stream=None, transport=None, clock=None, environ=
                                           durable=False) as events:
         ctx = RunContext(options, events, transport=transport, clock=clock,
                          judge=plan.inputs["judge"], secrets=plan.secrets)
-        records, targets = collect_run(plan, ctx, stream)
+        try:
+            records, targets = collect_run(plan, ctx, stream)
+        except KeyboardInterrupt as stop:
+            stop.run_dir = plan.folder  # main() prints how to resume
+            raise
         result = finish_run(plan.folder, records, plan.manifest, options, ctx,
                             target_records=targets)
     return dict(result, run_dir=plan.folder, manifest=plan.manifest)
@@ -8805,7 +9050,8 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
     write_summary_files(folder, summary)
     gate = None
     if options.baseline:
-        gate = gate_report(summary, load_json_file(options.baseline), tolerance=options.tolerance,
+        gate = gate_report(summary, load_gate_side(options.baseline, options.scoring.risk),
+                           tolerance=options.tolerance,
                            risk=options.scoring.risk, baseline_path=options.baseline)
         write_json(os.path.join(folder, "gate.json"), gate)
     write_reports(folder, summary, manifest, gate, records)
@@ -8970,7 +9216,30 @@ def cmd_demo(args):
 
 
 def run_options(args):
-    """RunOptions from the `run` flags."""
+    """RunOptions from the `run` flags; with --resume, the run's own settings from its manifest.
+
+    ``--resume DIR`` (a run directory) or ``--resume RUN_ID`` / ``--resume --run-id
+    RUN_ID`` (under --output): every setting that can change a number comes from
+    the manifest, and a flag that contradicts it is refused (see resumed_options).
+    """
+    given = _options_of(args)
+    if not args.resume:
+        return given
+    output, run_id = locate_run(args.output, args.resume if isinstance(args.resume, str)
+                                else args.run_id)
+    if not run_id:
+        raise InputError("--resume needs a run directory, a run id, or --run-id")
+    source = os.path.join(output, run_id, "manifest.json")
+    if not os.path.isfile(source):
+        raise InputError("cannot resume: no manifest.json (not a run directory)",
+                         source=os.path.join(output, run_id))
+    options = resumed_options(given, _options_of(args.command_parser.parse_args([])),
+                              load_json_file(source), source)
+    return dataclasses.replace(options, output=output, run_id=run_id, resume=True)
+
+
+def _options_of(args):
+    """RunOptions from parsed `run` flags, as given."""
     models = []
     for entry in args.model or ["offline"]:
         models += [name.strip() for name in entry.split(",") if name.strip()]
@@ -8980,7 +9249,7 @@ def run_options(args):
         shard=parse_shard(args.shard) if args.shard else None, concurrency=args.concurrency,
         rpm=args.rpm, tpm=args.tpm, max_retries=args.max_retries, max_wait=args.max_retry_wait,
         classifier=args.classifier, confidence_scale=args.confidence_scale, output=args.output,
-        run_id=args.run_id, resume=args.resume, cache_dir=args.cache_dir,
+        run_id=args.run_id, resume=bool(args.resume), cache_dir=args.cache_dir,
         use_cache=not args.no_cache,
         progress="quiet" if args.quiet else "json" if args.json_events else "text",
         max_failure_rate=args.max_failure_rate, adjudication=args.adjudication,
@@ -9011,18 +9280,28 @@ def cmd_run(args):
 
 
 def cmd_gate(args):
-    """`gate`: print the gate report; exit 1 on a regression."""
+    """`gate`: print the gate report; exit 1 on a regression, 2 when the sides do not compare."""
     summary = gate_source(args.run, args.risk)
-    report = gate_report(summary, load_json_file(args.baseline), tolerance=args.tolerance,
-                         risk=args.risk, baseline_path=args.baseline, model=args.model)
+    paired = None
+    if args.test == "paired":
+        manifest = load_json_file(os.path.join(args.run, "manifest.json")) \
+            if os.path.isdir(args.run) else {}
+        settings = ScoringSettings.from_json(manifest.get("settings") or {}).replace(
+            risk=args.risk)
+        paired = paired_gate(args.run, args.baseline, settings, args.model)
+    report = gate_report(summary, load_gate_side(args.baseline, args.risk),
+                         tolerance=args.tolerance, risk=args.risk, baseline_path=args.baseline,
+                         model=args.model, paired=paired)
     if args.save:
         write_json(args.save, report)
     _emit(report)
     for model, entry in report["models"].items():
         for item in entry["regressions"]:
-            sys.stderr.write(
-                f"ehq_ref: regression: {model}: {item['metric']}: {item['baseline']} -> {item['current']}\n"
-            )
+            change = f"{item.get('baseline')} -> {item.get('current')}" if "low" not in item \
+                else f"{_fmt(item['change'])} [{_fmt(item['low'], 3)}, {_fmt(item['high'], 3)}]"
+            sys.stderr.write(f"ehq_ref: regression: {model}: {item['metric']}: {change}\n")
+        if entry["status"] != "gated":
+            sys.stderr.write(f"ehq_ref: {model}: {entry['status']}\n")
     return EXIT_OK if report["ok"] else EXIT_CHECK_FAILED
 
 
@@ -9086,6 +9365,31 @@ def _configure_score(parser):
     return cmd_score
 
 
+def number_arg(kind=float, low=None, high=None, *, below_high=False):
+    """An argparse type: the text as an int (kind=int) or a finite float within [low, high].
+
+    ``below_high`` makes the upper bound exclusive. NaN, infinities and
+    out-of-range values get one clear message (exit 2) before anything runs.
+    """
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        ok = value is not None and math.isfinite(value) and (low is None or value >= low) and \
+            (high is None or (value < high if below_high else value <= high))
+        if not ok:
+            what = "an integer" if kind is int else "a finite number"
+            bounds = [f">= {low:g}" if low is not None else "",
+                      (f"< {high:g}" if below_high else f"<= {high:g}") if high is not None else ""]
+            raise argparse.ArgumentTypeError(
+                f"expected {what} {' and '.join(b for b in bounds if b)}".rstrip() +
+                f", got {text!r}")
+        return value
+    parse.__name__ = "integer" if kind is int else "number"
+    return parse
+
+
 def add_settings_flags(parser, names=None):
     """One flag per ScoringSettings field (or the fields in ``names``), from its metadata."""
     for field in dataclasses.fields(ScoringSettings):
@@ -9117,10 +9421,10 @@ def settings_from_args(args):
 def _configure_validate(parser):
     parser.add_argument("file",
                         help="an item file (JSON array, or an object with questions/data/items)")
-    parser.add_argument("--expected-total", type=int, help="require exactly N items")
-    parser.add_argument("--expected-per-category", type=int,
+    parser.add_argument("--expected-total", type=number_arg(int, 0), help="require exactly N items")
+    parser.add_argument("--expected-per-category", type=number_arg(int, 0),
                         help="require N items in each of FEQ, PCQ, HNQ, CCQ")
-    parser.add_argument("--expected-per-subcategory", type=int,
+    parser.add_argument("--expected-per-subcategory", type=number_arg(int, 0),
                         help="require N items in every subcategory")
     parser.add_argument("--require-source-evidence", action="store_true",
                         help="PCQ/HNQ need a source-evidence record")
@@ -9146,7 +9450,8 @@ def _configure_run(parser):
                         help="route name(s), comma-separated or repeated (default: offline)")
     parser.add_argument("--registry",
                         help="model registry JSON (routes); the offline route is always available")
-    parser.add_argument("--limit", type=int, help="select N items, balanced over strata (seeded)")
+    parser.add_argument("--limit", type=number_arg(int, 1),
+                        help="select N items, balanced over strata (seeded)")
     parser.add_argument("--category", help="categories to include, e.g. FEQ,PCQ")
     parser.add_argument("--seed", type=int, default=42,
                         help="selection and offline-model seed (default 42)")
@@ -9155,12 +9460,14 @@ def _configure_run(parser):
     parser.add_argument("--shard", metavar="K/N",
                         help="evaluate only the K-th of N disjoint parts of the selection")
     parser.add_argument("--concurrency", type=int, default=1, help="parallel requests (default 1)")
-    parser.add_argument("--rpm", type=int, help="at most N requests in any 60 s (retries included)")
-    parser.add_argument("--tpm", type=int, help="at most N estimated tokens in any 60 s")
-    parser.add_argument("--max-retries", type=int, default=6,
+    parser.add_argument("--rpm", type=number_arg(int, 1),
+                        help="at most N requests in any 60 s (retries included)")
+    parser.add_argument("--tpm", type=number_arg(int, 1),
+                        help="at most N estimated tokens in any 60 s")
+    parser.add_argument("--max-retries", type=number_arg(int, 0), default=6,
                         help="retries per request (default 6)")
     parser.add_argument(
-        "--max-retry-wait", type=float, default=120.0,
+        "--max-retry-wait", type=number_arg(float, 0), default=120.0,
         help="fail instead of sleeping when a server asks for a longer wait (seconds, default 120)")
     parser.add_argument("--classifier", choices=CLASSIFIERS, default=DEFAULT_CLASSIFIER,
                         help="labelling rules (both are always computed and compared)")
@@ -9170,8 +9477,9 @@ def _configure_run(parser):
     parser.add_argument("--output", default="ehq_runs",
                         help="folder holding run directories (default ehq_runs)")
     parser.add_argument("--run-id", help="run directory name (default: the UTC time)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run directory of --run-id")
+    parser.add_argument("--resume", nargs="?", const=True, default=False, metavar="RUN",
+                        help="continue a run: its directory, its run id, or the one of --run-id; "
+                             "its settings come from its manifest")
     parser.add_argument("--cache-dir",
                         help="response cache folder (default $EHQ_REF_CACHE or ~/.cache/ehq_ref)")
     parser.add_argument("--no-cache", action="store_true",
@@ -9182,7 +9490,7 @@ def _configure_run(parser):
     parser.add_argument("--json", action="store_true",
                         help="print the summary as JSON instead of the table")
     parser.add_argument(
-        "--max-failure-rate", type=float, default=0.05,
+        "--max-failure-rate", type=number_arg(float, 0, 1), default=0.05,
         help="exit 1 when a model's technical failures exceed this share (default 0.05)")
     parser.add_argument("--adjudication",
                         help="human labels {\"adjudications\": [{model, question_id, label}]}")
@@ -9200,7 +9508,7 @@ def _configure_run(parser):
     parser.add_argument("--judge", metavar="ROUTE",
                         help="grade answers with this registered route (SimpleQA-style)")
     parser.add_argument(
-        "--idk-frac", type=float, default=0.0, metavar="F", help=
+        "--idk-frac", type=number_arg(float, 0, 1), default=0.0, metavar="F", help=
         "make a seeded fraction F of multiple-choice items unanswerable (correct option removed)")
     parser.add_argument(
         "--no-text", action="store_true",
@@ -9211,18 +9519,20 @@ def _configure_run(parser):
              "right label; listed apart in every run)")
     parser.add_argument("--baseline",
                         help="gate the run against this baseline (gate report or summary.json)")
-    parser.add_argument("--tolerance", type=float, default=0.02,
+    parser.add_argument("--tolerance", type=number_arg(float, 0), default=0.02,
                         help="gate tolerance (absolute, default 0.02)")
     add_settings_flags(parser)
     return cmd_run
 
 
 def _targets_arg(text):
+    """--target text "0.5,0.75" -> [0.5, 0.75]: each a finite number in [0, 1)."""
+    parse = number_arg(float, 0, 1, below_high=True)
     try:
-        return [float(part) for part in text.split(",") if part.strip()]
-    except ValueError:
+        return [parse(part) for part in text.split(",") if part.strip()]
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"expected targets like 0.5,0.75,0.9, got {text!r}") from None
+            f"expected targets in [0, 1) like 0.5,0.75,0.9, got {text!r}") from None
 
 
 @command(
@@ -9233,9 +9543,13 @@ def _configure_gate(parser):
     parser.add_argument("run", help="a run directory, or its summary.json")
     parser.add_argument("--baseline", required=True,
                         help="a gate report, a summary.json, or {\"risk\", \"metrics\"}")
-    parser.add_argument("--tolerance", type=float, default=0.02,
+    parser.add_argument("--tolerance", type=number_arg(float, 0), default=0.02,
                         help="allowed worsening (absolute, default 0.02)")
     add_settings_flags(parser, ("risk",))
+    parser.add_argument("--test", choices=GATE_TESTS, default="tolerance",
+                        help="tolerance (default): worse by more than --tolerance; paired: the "
+                             "paired bootstrap's interval of the change excludes 0 (run "
+                             "directories on both sides)")
     parser.add_argument("--model", help="gate only this model")
     parser.add_argument("--save", help="also write the gate report to this file")
     return cmd_gate
@@ -9304,7 +9618,7 @@ def _configure_verify_log(parser):
 def _configure_demo(parser):
     parser.add_argument("--seed", type=int, default=42, help="the demo seed (default 42)")
     parser.add_argument("--output", default="demo", help="output folder (default demo)")
-    parser.add_argument("--samples", type=int, default=2000,
+    parser.add_argument("--samples", type=number_arg(int, 0), default=2000,
                         help="bootstrap resamples (default 2000)")
     return cmd_demo
 
@@ -9322,7 +9636,7 @@ def build_parser():
         sub = subparsers.add_parser(name, help=help_text, description=help_text,
                                     epilog=f"example:\n  {example}",
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-        sub.set_defaults(handler=configure(sub))
+        sub.set_defaults(handler=configure(sub), command_parser=sub)
     return parser
 
 
@@ -9342,8 +9656,11 @@ def main(argv=None):
         where = f"{error.filename}: " if getattr(error, "filename", None) else ""
         sys.stderr.write(f"ehq_ref: {where}{error.strerror or error}\n")
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        sys.stderr.write("ehq_ref: interrupted\n")
+    except KeyboardInterrupt as stop:
+        folder = getattr(stop, "run_dir", None)
+        hint = f"; every finished item is kept, resume with: python {os.path.basename(__file__)}" \
+            f" run --resume {folder}" if folder else ""
+        sys.stderr.write(f"ehq_ref: interrupted{hint}\n")
         return 130
 
 
