@@ -145,6 +145,57 @@ def bootstrap_ehq3000():
            time.perf_counter() - start, "resamples", 2000)
 
 
+@benchmark
+def labelling_speed():
+    """Answers labelled per second by each classifier, over realistic answers to EHQ-3000-sized
+    input: the corpus answers plus one answer per EHQ-3000 item (when present)."""
+    corpus = os.path.join(ROOT, "tests", "corpus")
+    pairs = []
+    for name in ("answers_feq_ccq.json", "answers_pcq_hnq.json"):
+        document = ehq_ref.load_json_file(os.path.join(corpus, name))
+        items = {it["question_id"]: it for it in document["items"]}
+        pairs += [(a["answer"], items[a["item"]]) for a in document["answers"]]
+    if os.path.exists(EHQ3000):
+        items, _ = ehq_ref.load_items(EHQ3000)
+        for index, item in enumerate(items):
+            golds = ehq_ref.gold_answers(item) or ["it"]
+            pairs.append((("I think it was " if index % 3 else "The answer is ") + golds[0] +
+                          ". Please double-check a primary source.", item))
+    replies = [r["reply"] for r in ehq_ref.load_json_file(
+        os.path.join(corpus, "confidence_replies.json"))["replies"]]
+    for name in ehq_ref.CLASSIFIERS:
+        best = min(_timed(lambda: [ehq_ref.classify(a, i, name) for a, i in pairs])
+                   for _ in range(3))
+        report(f"classify with {name}", f"{len(pairs):,} answers", best, "answers", len(pairs))
+        best = min(_timed(lambda: [ehq_ref.parse_confidence(r, name) for r in replies])
+                   for _ in range(3))
+        report(f"parse_confidence with {name}", f"{len(replies):,} replies", best, "replies",
+               len(replies))
+
+
+def _timed(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+@benchmark
+def startup_help():
+    """`--help` start-up against its floor: compiling the file (a script is never cached)."""
+    import statistics
+    def run(command):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        return time.perf_counter() - start
+    kit = os.path.join(ROOT, "ehq_ref.py")
+    helps, floors = [], []
+    for _ in range(15):
+        helps.append(run([sys.executable, kit, "--help"]))
+        floors.append(run([sys.executable, "-c", f"compile(open({kit!r}).read(), 'k', 'exec')"]))
+    h, f = statistics.median(helps), statistics.median(floors)
+    report(f"--help start-up ({h / f:.2f}x its floor of {f * 1000:.0f} ms)", "median of 15", h)
+
+
 SERVER_CODE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])

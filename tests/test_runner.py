@@ -207,8 +207,9 @@ class ProviderRunTest(RunnerCase):
             return None
 
         self.server.rule = rule
-        result = ehq_ref.run_evaluation(
-            self.options(models=("local", ), registry=self.registry(self.server)))
+        result = ehq_ref.run_evaluation(  # the published reader: "seventy" is no confidence
+            self.options(models=("local", ), registry=self.registry(self.server),
+                         classifier="ehq-1.1.4"))
         records = self.records(result["run_dir"])
         failed = [r for r in records if r["k"] == 0 and r["classification"] is None]
         self.assertEqual([(r["question_id"], r["exclusion_reason"]) for r in failed],

@@ -1,0 +1,155 @@
+"""The development corpus: realistic answers and confidence replies with careful labels.
+
+tests/corpus holds 743 answers (102 phrasing families, all four categories, 80 fixture items in
+the EHQ-3000 schema) and 459 confidence replies (45 families), each with its label or value
+and a one-line rationale. Agreement is reported per family and per category for every
+classifier (set EHQ_REF_CORPUS_REPORT=1 to print it); ehq_ref-2 must agree on >= 98% of the
+labels and >= 99% of the confidence values, and the frozen classifiers must give exactly the
+readings recorded for them (frozen_readings.json).
+"""
+
+import collections
+import json
+import os
+import sys
+import unittest
+
+from support import ROOT, ehq_ref
+
+CORPUS = os.path.join(ROOT, "tests", "corpus")
+ANSWER_FILES = ("answers_feq_ccq.json", "answers_pcq_hnq.json")
+
+
+def load(name):
+    return ehq_ref.load_json_file(os.path.join(CORPUS, name))
+
+
+def answers():
+    """(answer entry, its item) for every corpus answer (the writers' "leaky" marks removed)."""
+    for name in ANSWER_FILES:
+        document = load(name)
+        items = {item["question_id"]: {k: v for k, v in item.items() if k != "leaky"}
+                 for item in document["items"]}
+        for entry in document["answers"]:
+            yield entry, items[entry["item"]]
+
+
+def replies():
+    return load("confidence_replies.json")["replies"]
+
+
+def read_value(classifier, reply):
+    """(value, reason) of a reply under a classifier; None when it does not read the scale."""
+    try:
+        found = ehq_ref.parse_confidence(reply["reply"], classifier, scale=reply["scale"],
+                                         answer=reply["answer"])
+    except ehq_ref.InputError:
+        return None
+    return [found["value"], found["reason"]]
+
+
+def agreement(pairs):
+    """{key: (agree, total)} from (key, agrees) pairs."""
+    table = collections.defaultdict(lambda: [0, 0])
+    for key, agrees in pairs:
+        table[key][0] += agrees
+        table[key][1] += 1
+    return dict(table)
+
+
+def share(cell):
+    return cell[0] / cell[1]
+
+
+class CorpusTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.answers = list(answers())
+        cls.replies = replies()
+        cls.labels = {name: [ehq_ref.classify(entry["answer"], item, name)
+                             for entry, item in cls.answers] for name in ehq_ref.CLASSIFIERS}
+        cls.values = {name: [read_value(name, reply) for reply in cls.replies]
+                      for name in ehq_ref.CLASSIFIERS}
+        if os.environ.get("EHQ_REF_CORPUS_REPORT"):
+            cls.report()
+
+    @classmethod
+    def report(cls):
+        lines = []
+        for name in ehq_ref.CLASSIFIERS:
+            by_category = agreement((item["category"], got["label"] == entry["label"])
+                                    for (entry, item), got in zip(cls.answers, cls.labels[name]))
+            by_family = agreement((entry["family"], got["label"] == entry["label"])
+                                  for (entry, _), got in zip(cls.answers, cls.labels[name]))
+            values = agreement((reply["family"], got is not None and got[0] == reply["value"])
+                               for reply, got in zip(cls.replies, cls.values[name]))
+            total = [sum(c[0] for c in by_category.values()),
+                     sum(c[1] for c in by_category.values())]
+            lines.append(f"{name}: labels {total[0]}/{total[1]} ({share(total):.1%}); " + ", ".join(
+                f"{k} {share(v):.1%}" for k, v in sorted(by_category.items())))
+            worst = sorted(by_family.items(), key=lambda kv: share(kv[1]))[:5]
+            lines.append("  weakest label families: " + ", ".join(
+                f"{k} {v[0]}/{v[1]}" for k, v in worst))
+            read = [sum(c[0] for c in values.values()), sum(c[1] for c in values.values())]
+            lines.append(f"  confidences {read[0]}/{read[1]} ({share(read):.1%})")
+        sys.stderr.write("\n" + "\n".join(lines) + "\n")
+
+    def test_corpus_size_and_shape(self):
+        families = {entry["family"] for entry, _ in self.answers}
+        categories = {item["category"] for _, item in self.answers}
+        self.assertGreaterEqual(len(self.answers), 600)
+        self.assertGreaterEqual(len(families), 60)
+        self.assertEqual(categories, set(ehq_ref.CATEGORIES))
+        self.assertGreaterEqual(len(self.replies), 250)
+        for entry, _ in self.answers:
+            self.assertIn(entry["label"], ehq_ref.LABELS)
+            self.assertTrue(entry["rationale"].strip(), entry["id"])
+        for reply in self.replies:
+            self.assertEqual(reply["value"] is None, reply["null_reason"] is not None, reply["id"])
+
+    def test_fixture_items_validate(self):
+        for name in ANSWER_FILES:
+            items = [{k: v for k, v in item.items() if k != "leaky"}
+                     for item in load(name)["items"]]
+            report = ehq_ref.validate_items(items)
+            self.assertTrue(report["valid"], [i for i in report["issues"]][:3])
+
+    def test_ehq_ref_2_reads_answers_as_the_annotators_did(self):
+        got = self.labels["ehq_ref-2"]
+        by_category = agreement((item["category"], label["label"] == entry["label"])
+                                for (entry, item), label in zip(self.answers, got))
+        agree = sum(c[0] for c in by_category.values())
+        misses = [(entry["id"], entry["label"], label["label"])
+                  for (entry, _), label in zip(self.answers, got) if label["label"] != entry["label"]]
+        self.assertGreaterEqual(agree / len(got), 0.98, misses[:10])
+        for category, cell in by_category.items():
+            self.assertGreaterEqual(share(cell), 0.95, category)
+
+    def test_ehq_ref_2_reads_confidences_as_a_person_does(self):
+        got = self.values["ehq_ref-2"]
+        agree = [reply["id"] for reply, value in zip(self.replies, got)
+                 if value is not None and value[0] == reply["value"]]
+        misses = [(r["id"], r["reply"], r["value"], v) for r, v in zip(self.replies, got)
+                  if v is None or v[0] != r["value"]]
+        self.assertGreaterEqual(len(agree) / len(self.replies), 0.99, misses[:10])
+
+    def test_frozen_classifiers_give_their_recorded_readings(self):
+        frozen = load("frozen_readings.json")
+        for name in ("ehq-1.1.4", "ehq_ref-1"):
+            self.assertTrue(ehq_ref.CLASSIFIERS[name].frozen)
+            for (entry, _), result in zip(self.answers, self.labels[name]):
+                self.assertEqual([result["label"], result["is_correct"]],
+                                 frozen["answers"][entry["id"]][name], (name, entry["id"]))
+            for reply, value in zip(self.replies, self.values[name]):
+                self.assertEqual(value, frozen["confidences"][reply["id"]][name],
+                                 (name, reply["id"]))
+
+    def test_the_published_classifier_is_far_from_the_annotators(self):
+        # the phenomenon the corpus measures: the published rules misread about half of it
+        agree = sum(label["label"] == entry["label"]
+                    for (entry, _), label in zip(self.answers, self.labels["ehq-1.1.4"]))
+        self.assertEqual(agree, 361)
+
+
+if __name__ == "__main__":
+    unittest.main()
