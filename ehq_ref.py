@@ -449,6 +449,27 @@ def load_json_file(path):
     return loads_strict(read_text(path), source=path)
 
 
+def iter_jsonl(path):
+    """(place, record) for every non-empty line of a JSONL file, parsed strictly, streamed."""
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", source=path) from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            line = decode_utf8(raw, source=f"{path}: line {number}")
+            if line.strip():
+                if not line.endswith("\n"):
+                    raise InputError("torn last line (no newline): the file was cut mid-write",
+                                     source=path, path=f"line {number}")
+                yield f"line {number}: $", loads_strict(line, source=f"{path}: line {number}")
+
+
+def is_jsonl(path):
+    """JSON Lines by file name: .jsonl or .ndjson."""
+    return path.lower().endswith((".jsonl", ".ndjson"))
+
+
 class reading:
     """Context manager that attaches a file name to InputErrors raised inside it.
 
@@ -2956,32 +2977,6 @@ RUNTIME_FIELDS = ("question_id", "id", "category", "subcategory", "question", "d
                   "made_unanswerable", "redacted_value")
 
 
-def read_items_for_run(path, **validation):
-    """Read, hash and validate an item file while streaming it: (slim items, report, identity).
-
-    A bare array is parsed element by element; an envelope object is parsed whole.
-    Each item keeps only RUNTIME_FIELDS after it has been validated. The raw
-    bytes are released before parsing, so peak memory is the text plus one item.
-    """
-    data = read_bytes(path)
-    identity = release_identity(data)
-    text = decode_utf8(data, source=path)
-    del data
-    validator = ItemValidator(**validation)
-    if text.lstrip()[:1] == "[":
-        elements = iter_json_array(text, source=path)
-    else:
-        elements = enumerate(item_items(loads_strict(text, source=path), source=path))
-    items = []
-    for index, item in elements:
-        if not isinstance(item, dict):
-            raise InputError(f"expected an item object, got {describe(item)}", source=path,
-                             path=f"$[{index}]")
-        validator.add(item, index)
-        items.append({field: item[field] for field in RUNTIME_FIELDS if field in item})
-    return items, validator.report(), identity
-
-
 # --- The embedded example items ------------------------------------------------------
 #
 # Forty original items in the EHQ-3000 schema, two per subcategory, written for
@@ -3809,10 +3804,41 @@ def validate_items(items, **options):
     return validator.report()
 
 
+def read_item_file(path, *, slim=False, **checks):
+    """Read, hash and validate any item file: (items, validation report, release identity).
+
+    The format follows the file name: .csv (see load_csv_items), .jsonl/.ndjson
+    (one item object per line) or JSON (an array, read element by element, or an
+    envelope object). ``checks`` are validate_items' options; with ``slim`` each
+    item keeps only RUNTIME_FIELDS once it has been validated (a run's items).
+    """
+    data = read_bytes(path)
+    identity = release_identity(data)
+    lower = path.lower()
+    if lower.endswith(".csv"):
+        elements = enumerate(load_csv_items(path))
+    elif is_jsonl(path):
+        elements = ((f"line {number}", item) for number, (_, item) in
+                    enumerate(iter_jsonl(path), start=1))
+    else:
+        text = decode_utf8(data, source=path)
+        elements = iter_json_array(text, source=path) if text.lstrip()[:1] == "[" else \
+            enumerate(item_items(loads_strict(text, source=path), source=path))
+    del data
+    validator, items = ItemValidator(**checks), []
+    for place, item in elements:
+        if not isinstance(item, dict):
+            where = place if isinstance(place, str) else f"$[{place}]"
+            raise InputError(f"expected an item object, got {describe(item)}", source=path,
+                             path=where)
+        validator.add(item, place)
+        items.append({f: item[f] for f in RUNTIME_FIELDS if f in item} if slim else item)
+    return items, validator.report(), identity
+
+
 def validate_file(path, **options):
-    """Validate an item file; the report adds {"file", "release": release_identity}."""
-    items, identity = load_items(path)
-    report = validate_items(items, **options)
+    """Validate an item file of any format; the report adds {"file", "release"}."""
+    _, report, identity = read_item_file(path, slim=True, **options)
     return dict(report, file=path, release=identity)
 
 
@@ -8244,6 +8270,7 @@ class Route:
     price_input_per_million: float | None = None
     price_output_per_million: float | None = None
     headers: tuple = ()
+    note: str | None = None  # for people reading the registry; never changes a number
 
     @property
     def spec(self):
@@ -9868,7 +9895,7 @@ def route_semantics(route):
     """The route settings that can change answers (fingerprint input); no timeouts, prices or key names."""
     public = route.public()
     for field in ("connect_timeout", "read_timeout", "price_input_per_million",
-                  "price_output_per_million", "api_key_env", "requires_api_key"):
+                  "price_output_per_million", "api_key_env", "requires_api_key", "note"):
         public.pop(field)
     return public
 
@@ -9920,18 +9947,20 @@ def prepare_inputs(options):
         items = [{f: it[f] for f in RUNTIME_FIELDS if f in it} for it in EXAMPLE_ITEMS]
         report, identity, path = validate_items(
             EXAMPLE_ITEMS, **validation), release_identity(data), EMBEDDED_ITEMS
-    elif options.items.lower().endswith(".csv"):
-        items, path = load_csv_items(options.items), options.items
-        report, identity = validate_items(items,
-                                          **validation), release_identity(read_bytes(options.items))
     else:
-        items, report, identity = read_items_for_run(options.items, **validation)
+        items, report, identity = read_item_file(options.items, slim=True, **validation)
         path = options.items
+    notes = []
     if options.idk_frac:
+        if not any(it.get("options") for it in items):
+            notes.append("--idk-frac does nothing here: no item has options (multiple choice)")
         items = make_unanswerable(items, options.idk_frac, options.seed)
     ambiguous = {item_id(it): terms for it in items for terms in [withheld_value_outside(it)]
                  if terms}
     if options.exclude_ambiguous:
+        if not ambiguous:
+            notes.append("--exclude-ambiguous does nothing here: no CCQ item keeps its withheld "
+                         "value in its document")
         items = [it for it in items if item_id(it) not in ambiguous]
     targets = check_targets(options.targets)
     judge = None
@@ -9958,7 +9987,8 @@ def prepare_inputs(options):
         "targets": targets, "judge": judge,
         "ambiguous": {qid: terms for qid, terms in sorted(ambiguous.items())
                       if qid in chosen_ids},
-        "excluded_ambiguous": sorted(ambiguous) if options.exclude_ambiguous else []
+        "excluded_ambiguous": sorted(ambiguous) if options.exclude_ambiguous else [],
+        "notes": notes
     }
 
 
@@ -10038,10 +10068,9 @@ def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
         "classifier": options.classifier,
         "confidence_scale": options.confidence_scale,
         "simulated": any(r.spec.local for r in inputs["routes"]),
-        "warnings": [
-            f"route {r.name} is pcq_eligible without a recorded pcq_cutoff: every PCQ item is admitted"
-            for r in inputs["routes"] if r.pcq_eligible and not r.pcq_cutoff
-        ],
+        "warnings": inputs["notes"] + [
+            f"route {r.name} is pcq_eligible without a recorded pcq_cutoff: every PCQ item is "
+            f"admitted" for r in inputs["routes"] if r.pcq_eligible and not r.pcq_cutoff],
         "settings": {
             "concurrency": options.concurrency, "rpm": options.rpm, "tpm": options.tpm,
             "max_retries": options.max_retries, "max_wait": options.max_wait,
@@ -10577,6 +10606,11 @@ ENV_EXAMPLE = (
                                | {"OPENROUTER_API_KEY"})))
 
 
+PCQ_ROUTE_NOTE = ("PCQ: pcq_eligible false leaves every post-cutoff (PCQ) item out; set it true "
+                  "and pcq_cutoff to the model's training cutoff (an ISO date) to ask the items "
+                  "whose event started after it")
+
+
 def init_study(folder, *, force=False):
     """Create a study folder: items.json, models.json, .env.example; returns the paths written.
 
@@ -10584,15 +10618,14 @@ def init_study(folder, *, force=False):
     """
     models = {
         "description": "Routes for this study. Keys come from the environment (see .env.example).",
-        "models": [{"name": "offline-demo", "provider": "offline", "provider_model": OFFLINE_MODEL},
-                   {
-                       "name": "my-openai", "provider": "openai", "provider_model": "gpt-4.1-mini",
-                       "api_key_env": "OPENAI_API_KEY"
-                   }, {
-                       "name": "my-local", "provider": "openai_compatible",
-                       "provider_model": "local-model", "base_url": "http://localhost:8000/v1",
-                       "requires_api_key": False
-                   }]
+        "models": [
+            {"name": "offline-demo", "provider": "offline", "provider_model": OFFLINE_MODEL},
+            {"name": "my-openai", "provider": "openai", "provider_model": "gpt-4.1-mini",
+             "api_key_env": "OPENAI_API_KEY", "pcq_eligible": False, "pcq_cutoff": None,
+             "note": PCQ_ROUTE_NOTE},
+            {"name": "my-local", "provider": "openai_compatible", "provider_model": "local-model",
+             "base_url": "http://localhost:8000/v1", "requires_api_key": False,
+             "pcq_eligible": False, "pcq_cutoff": None, "note": PCQ_ROUTE_NOTE}]
     }
     files = {
         "items.json": example_items_bytes(), "models.json": pretty_json(models).encode("utf-8"),
@@ -10910,7 +10943,8 @@ def summarize_run(records, manifest, options, target_records=()):
         "judge": judge_summary(records, target_records) if manifest["registry"].get("judge")
         else None,
         "adjudication": manifest.get("adjudication"),
-        "ambiguous_items": ambiguous_answers(records, manifest.get("ambiguous_items") or {})
+        "ambiguous_items": ambiguous_answers(records, manifest.get("ambiguous_items") or {}),
+        "warnings": list(manifest.get("warnings") or [])
     }
 
 
@@ -11686,7 +11720,7 @@ def run_warnings(summary, manifest=None, *, notes=True):
     if ambiguous:
         warnings.append(f"{len(ambiguous)} CCQ item(s) have no single right label (their "
                         f"withheld value stands in the document); see ambiguous_items")
-    warnings += list((manifest or {}).get("warnings") or [])
+    warnings += list(summary.get("warnings") or [])
     return warnings
 
 
@@ -12082,36 +12116,27 @@ def score_document(document, settings=None, **changes):
     return report
 
 
-def iter_jsonl(path):
-    """(place, record) for every non-empty line of a JSONL file, parsed strictly, streamed."""
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", source=path) from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            line = decode_utf8(raw, source=f"{path}: line {number}")
-            if line.strip():
-                if not line.endswith("\n"):
-                    raise InputError("torn last line (no newline): the file was cut mid-write",
-                                     source=path, path=f"line {number}")
-                yield f"line {number}: $", loads_strict(line, source=f"{path}: line {number}")
-
-
-def is_jsonl(path):
-    """JSON Lines by file name: .jsonl or .ndjson."""
-    return path.lower().endswith((".jsonl", ".ndjson"))
-
-
-def score_file(path, settings=None, **changes):
+def score_file(path, settings=None, *, adjudication=None, **changes):
     """Read a score document or a JSONL file of records from ``path`` and score it.
 
     A JSONL file is streamed: without a bootstrap memory stays bounded however
     long the file is. ``settings`` and ``changes`` are as for ehq_scores.
+    ``adjudication`` (a file, as for run --adjudication) re-labels runner
+    records before they are scored.
     """
     settings = scoring_settings(settings, **changes)
     with reading(path):
-        if is_jsonl(path):
+        if adjudication:
+            records = [record for _, record in iter_jsonl(path)] if is_jsonl(path) else \
+                load_json_file(path)
+            if isinstance(records, dict):
+                records = records.get("records")
+            require_list(records, "$.records")
+            records = apply_adjudication(records, load_adjudication(adjudication), adjudication)
+            report = score_document({"records": records}, settings)
+            report["adjudication"] = {"path": adjudication,
+                                      "sha256": sha256_file(adjudication)[0]}
+        elif is_jsonl(path):
             scored = ehq_scores(iter_jsonl(path), settings)
             first = next(iter_jsonl(path), (None, {}))[1]
             sensitivity = classifier_sensitivity(lambda: (r for _, r in iter_jsonl(path))) \
@@ -12197,6 +12222,9 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
     write_reports(folder, summary, manifest, gate, records)
     failed = [m["model"] for m in summary["models"] if m["technical_failure_rate"] is not None
               and m["technical_failure_rate"] > options.max_failure_rate]
+    judge_failed = [model for model, entry in (summary.get("judge") or {}).items()
+                    if entry["unparseable_rate"] > options.max_failure_rate]
+    failed += [f"{model} (judge)" for model in judge_failed]
     regressed = bool(gate and not gate["ok"])
     if ctx is not None:
         ctx.event({
@@ -12292,7 +12320,7 @@ def _emit(report):
 
 def cmd_score(args):
     """`score`: print the score report of a file."""
-    _emit(score_file(args.file, settings_from_args(args)))
+    _emit(score_file(args.file, settings_from_args(args), adjudication=args.adjudication))
     return EXIT_OK
 
 
@@ -12477,10 +12505,12 @@ def cmd_init(args):
     """`init`: create a study folder and print the next steps."""
     written = init_study(args.folder, force=args.force)
     sys.stdout.write("".join(f"wrote {path}\n" for path in written))
+    folder = args.folder
     sys.stdout.write(
-        f"next steps:\n  cp {args.folder}/.env.example {args.folder}/.env   # then fill in the keys you use\n"
-        f"  python ehq_ref.py run --items {args.folder}/items.json --registry {args.folder}/models.json "
-        f"--model offline-demo --output {args.folder}/runs\n")
+        f"next steps:\n  cp {folder}/.env.example {folder}/.env   # then fill in the keys you use\n"
+        f"  python {os.path.basename(__file__)} run --items {folder}/items.json --registry "
+        f"{folder}/models.json --env-file {folder}/.env --model offline-demo "
+        f"--output {folder}/runs\n")
     return EXIT_OK
 
 
@@ -12501,6 +12531,8 @@ def _configure_score(parser):
     parser.add_argument(
         "file",
         help="a score document (JSON: CHI/Q_M inputs and/or records) or a JSONL file of records")
+    parser.add_argument("--adjudication",
+                        help="human labels for runner records, as run --adjudication")
     add_settings_flags(parser)
     return cmd_score
 
