@@ -282,6 +282,57 @@ def _finite_float(text):
     return value
 
 
+MAX_INTEGER_DIGITS = 19  # every count, seed and id number the kit reads fits; 10^19 does not
+
+
+def _integer_fault(text):
+    """Why an integer literal is refused (more than MAX_INTEGER_DIGITS digits), or None."""
+    digits = len(text) - (text[0] == "-")
+    if digits > MAX_INTEGER_DIGITS:
+        return f"integer of {digits} digits is out of range (at most {MAX_INTEGER_DIGITS})"
+    return None
+
+
+def _bounded_int(text):
+    """parse_int hook: an int of at most MAX_INTEGER_DIGITS digits, else _JSONFault."""
+    fault = _integer_fault(text)
+    if fault:
+        raise _JSONFault(fault)
+    return int(text)
+
+
+_D_ESCAPE = re.compile(r"(\\+)u([dD][0-9a-fA-F]{3})")
+
+
+def _lone_surrogate(text):
+    """(line, column) of the first \\u escape of half a surrogate pair in JSON text, or None.
+
+    Such a string cannot be written back as UTF-8, so strict JSON refuses it. An escape
+    counts only after an odd run of backslashes ("\\\\ud800" is a backslash and text).
+    """
+    if "\\u" not in text:
+        return None
+    high = None  # (start, end) of a high half waiting for its low half
+    for match in _D_ESCAPE.finditer(text):
+        if len(match.group(1)) % 2 == 0:
+            continue
+        code, start = int(match.group(2), 16), match.end(1) - 1
+        if high is not None:
+            if 0xDC00 <= code <= 0xDFFF and start == high[1]:
+                high = None
+                continue
+            break
+        if 0xD800 <= code <= 0xDBFF:
+            high = (start, match.end())
+        elif 0xDC00 <= code <= 0xDFFF:
+            high = (start, None)
+            break
+    if high is None:
+        return None
+    line = text.count("\n", 0, high[0]) + 1
+    return line, high[0] - text.rfind("\n", 0, high[0])
+
+
 def json_path(path, key):
     """Extend a JSON path: ``$`` + "R" -> ``$.R``; ``$`` + 3 -> ``$[3]``."""
     if isinstance(key, int):
@@ -340,8 +391,12 @@ def _locate_json_fault(text, start=0, root="$"):
                 raise _JSONFault(path, f"{literal} is not allowed (JSON has no NaN or Infinity)")
         number = _JSON_NUMBER.match(text, i)
         if number and number.end() > i:
-            if math.isinf(float(number.group())):
-                raise _JSONFault(path, f"number {number.group()} is out of range")
+            literal = number.group()
+            if re.fullmatch(r"-?[0-9]+", literal):
+                if _integer_fault(literal):
+                    raise _JSONFault(path, _integer_fault(literal))
+            elif math.isinf(float(literal)):
+                raise _JSONFault(path, f"number {literal} is out of range")
             return number.end()
         for literal in ("true", "false", "null"):
             if text.startswith(literal, i):
@@ -364,8 +419,9 @@ def loads_strict(text, *, source=None):
     overflow to infinity, and anything the standard parser rejects.
     """
     try:
-        return json.loads(text, object_pairs_hook=_unique_object,
-                          parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(text, object_pairs_hook=_unique_object,
+                           parse_constant=_reject_constant, parse_float=_finite_float,
+                           parse_int=_bounded_int)
     except _JSONFault as fault:
         located = _locate_json_fault(text)
         path, message = located if located else ("$", str(fault))
@@ -375,10 +431,20 @@ def loads_strict(text, *, source=None):
                          source=source) from None
     except RecursionError:
         raise InputError("JSON is nested too deeply", source=source) from None
+    _refuse_lone_surrogate(text, source)
+    return value
+
+
+def _refuse_lone_surrogate(text, source):
+    lone = _lone_surrogate(text)
+    if lone:
+        raise InputError(f"half of a surrogate pair (\\u escape at line {lone[0]}, column "
+                         f"{lone[1]}) is not text", source=source)
 
 
 _STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_unique_object,
-                                   parse_constant=_reject_constant, parse_float=_finite_float)
+                                   parse_constant=_reject_constant, parse_float=_finite_float,
+                                   parse_int=_bounded_int)
 
 
 def iter_json_array(text, *, source=None):
@@ -387,6 +453,7 @@ def iter_json_array(text, *, source=None):
     Memory holds one element at a time (plus the text), so a large release can be
     validated and slimmed as it streams. Same rules and error paths as loads_strict.
     """
+    _refuse_lone_surrogate(text, source)
     position = _JSON_WS.match(text, 0).end()
     if text[position:position + 1] != "[":
         raise InputError("expected a JSON array", source=source, path="$")
@@ -405,6 +472,9 @@ def iter_json_array(text, *, source=None):
             except json.JSONDecodeError as exc:
                 raise InputError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
                                  source=source) from None
+            except RecursionError:
+                raise InputError("JSON is nested too deeply", source=source,
+                                 path=f"$[{index}]") from None
             yield index, element
             position = _JSON_WS.match(text, end).end()
             separator = text[position:position + 1]
@@ -486,6 +556,8 @@ class reading:
     def __exit__(self, kind, error, traceback):
         if isinstance(error, InputError) and error.source is None:
             error.source = self.source
+        if isinstance(error, OSError) and not error.filename:  # "No space left" names the file
+            error.filename = self.source
         return False
 
 
@@ -550,10 +622,16 @@ def require_bool(value, path="$"):
     return value
 
 
+ANY_FIELDS = "any fields"  # require_object(optional=ANY_FIELDS): the keys are data, not a schema
+
+
 def require_object(value, path="$", *, required=(), optional=()):
-    """Return ``value`` if it is an object with all ``required`` and no unknown fields."""
+    """Return ``value`` if it is an object with all ``required`` and no unknown fields
+    (any keys with ``optional=ANY_FIELDS``)."""
     if not isinstance(value, dict):
         raise InputError(f"expected an object, got {describe(value)}", path=path)
+    if optional is ANY_FIELDS:
+        optional = tuple(value)
     allowed = set(required) | set(optional)
     for key in value:
         if key not in allowed:
@@ -630,12 +708,37 @@ def pretty_json(value):
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def open_appending(path, mode="ab"):
+    """``path`` opened to append ("ab") or to read and append ("a+b"), never through a symlink.
+
+    O_NOFOLLOW where the platform has it, an lstat check otherwise: a link planted in a
+    run directory is refused with an InputError naming it instead of being written through.
+    """
+    flags = os.O_CREAT | os.O_APPEND | (os.O_RDWR if "+" in mode else os.O_WRONLY)
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    if os.path.islink(path):
+        raise InputError("is a symbolic link; refusing to write through it", source=path)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError:
+        if os.path.islink(path):
+            raise InputError("is a symbolic link; refusing to write through it",
+                             source=path) from None
+        raise
+    return os.fdopen(fd, mode)
+
+
 def write_atomic(path, data):
     """Write bytes (or UTF-8 text) to ``path`` atomically: temp file, fsync, rename.
 
     A reader never sees a half-written file, and a crash leaves either the old
     file or the new one. Permissions follow the umask (not 0600).
     """
+    with reading(path):
+        _write_atomic(path, data)
+
+
+def _write_atomic(path, data):
     if isinstance(data, str):
         data = data.encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
@@ -752,16 +855,19 @@ class ChainedLog:
         self.durable = durable
         folder = os.path.dirname(os.path.abspath(path))
         os.makedirs(folder, exist_ok=True)
-        self._handle = open(path, "a+b")
+        self._handle = open_appending(path, "a+b")
         self._known = None  # (size, next seq, last hash) after our own last append
         self._thread_lock = threading.Lock()  # flock does not exclude threads sharing one file
 
     def close(self):
         """Close the log (a non-durable log is fsynced once, here)."""
         if not self._handle.closed:
-            if not self.durable:
-                os.fsync(self._handle.fileno())
-            self._handle.close()
+            try:
+                if not self.durable:
+                    with reading(self.path):
+                        os.fsync(self._handle.fileno())
+            finally:
+                self._handle.close()
 
     def __enter__(self):
         return self
@@ -772,7 +878,7 @@ class ChainedLog:
 
     def append(self, record):
         """Append one record; return the stored dict (with seq, prev_hash, hash)."""
-        with self._thread_lock, _FileLock(self.path, self._handle):
+        with reading(self.path), self._thread_lock, _FileLock(self.path, self._handle):
             fd = self._handle.fileno()
             size = os.fstat(fd).st_size
             if self._known and self._known[0] == size:
@@ -794,7 +900,7 @@ class ChainedLog:
         if torn_from is not None:
             os.lseek(fd, torn_from, os.SEEK_SET)
             torn = os.read(fd, size - torn_from)
-            with open(self.path + ".torn", "ab") as aside:
+            with open_appending(self.path + ".torn") as aside:
                 aside.write(torn if torn.endswith(b"\n") else torn + b"\n")
                 aside.flush()
                 os.fsync(aside.fileno())
@@ -1603,7 +1709,7 @@ def make_event(config, run, agent, seed, step, wall_time, history, state, capaci
     p = profile(capacities, "$.capacities")
     h = similarity_profile(human_similarity, reference_kind, synthetic)
     if budgets is not None:
-        require_object(budgets, "$.budgets", optional=tuple(budgets))
+        require_object(budgets, "$.budgets", optional=ANY_FIELDS)
         for name, value in budgets.items():
             require_number(value, json_path("$.budgets", name), low=0)
     return {
@@ -3222,6 +3328,7 @@ def _csv_options(text, where):
 def load_csv_items(path):
     """Items from a CSV file (see the section comment); errors name the row and column."""
     text = read_text(path)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))  # a cell may be long
     reader = csv.DictReader(io.StringIO(text))
     header = reader.fieldnames or []
     for column in header:
@@ -4246,10 +4353,10 @@ def read_percent_confidence(spec, text, scale="percent", answer=None):
     token = standalone[0]
     if token[0] in "+-" or "." in token or "," in token:
         return _parsed(None, reason="non_integer_numeric_token")
-    value = int(token)
-    if not 0 <= value <= 100:
+    digits = token.lstrip("0") or "0"
+    if len(digits) > 3 or int(digits) > 100:  # never int() of a 5,000-digit reply
         return _parsed(None, reason="out_of_range")
-    return _parsed(value / 100, "single_integer_in_text")
+    return _parsed(int(digits) / 100, "single_integer_in_text")
 
 
 def _parse_probability(text):
@@ -7810,13 +7917,26 @@ class Reply:
     thinking_parts: int = 0
 
 
-def _text_or_none(value):
-    return value if isinstance(value, str) else None
+def _text_or_none(value, what=None):
+    """``value`` if it is text, else None; with ``what`` (the reply field's name) a value
+    that is neither text nor null fails the attempt as "response_format"."""
+    if isinstance(value, str):
+        return value
+    if what is not None and value is not None:
+        raise _Failure("response_format", f"the reply's {what} is {describe(value)}, not text",
+                       retryable=True)
+    return None
 
 
-def _object(value):
-    """``value`` if it is a JSON object, else an empty one (a reply field of the wrong shape)."""
-    return value if isinstance(value, dict) else {}
+def _object(value, what=None):
+    """``value`` if it is a JSON object, else an empty one; with ``what`` (the reply field's
+    name) a value that is neither an object nor null fails the attempt as "response_format"."""
+    if isinstance(value, dict):
+        return value
+    if what is not None and value is not None:
+        raise _Failure("response_format", f"the reply's {what} is {describe(value)}, "
+                       f"not an object", retryable=True)
+    return {}
 
 
 # --- Adapters: build a request, parse a reply -----------------------------------------
@@ -7863,13 +7983,13 @@ def parse_openai(payload):
         raise _Failure("truncated" if reason == "max_output_tokens" else "incomplete",
                        f"response incomplete ({reason}); {len(text)} characters of text",
                        text=text)
-    usage = _object(payload.get("usage"))
+    usage = _object(payload.get("usage"), "usage")
     return Reply(text, "refusal" if refusals and not texts else (status or "completed"),
-                 _text_or_none(payload.get("model")),
+                 _text_or_none(payload.get("model"), "model"),
                  _usage(_count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
                         _count(_dig(usage, "output_tokens_details", "reasoning_tokens")),
                         _count(_dig(usage, "input_tokens_details", "cached_tokens"))),
-                 _text_or_none(payload.get("id")), {"status": status})
+                 _text_or_none(payload.get("id"), "id"), {"status": status})
 
 
 def build_chat(route, request, key, env):
@@ -7902,7 +8022,7 @@ def parse_chat(payload):
     choice = _dig(payload, "choices", 0)
     if not isinstance(choice, dict):
         raise _Failure("response_format", "no choices in the response", retryable=True)
-    message = _object(choice.get("message"))
+    message = _object(choice.get("message"), "choices[0].message")
     content = message.get("content")
     if isinstance(content, list):
         content = "".join(
@@ -7920,14 +8040,14 @@ def parse_chat(payload):
                        retryable=True)
     if finish == "content_filter" and not text.strip():
         raise _Failure("blocked", "finish_reason content_filter with no text")
-    usage = _object(payload.get("usage"))
+    usage = _object(payload.get("usage"), "usage")
     cost = usage.get("cost")
-    return Reply(text, _text_or_none(finish), _text_or_none(payload.get("model")),
+    return Reply(text, _text_or_none(finish), _text_or_none(payload.get("model"), "model"),
                  _usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
                         _count(_dig(usage, "completion_tokens_details", "reasoning_tokens")),
                         _count(_dig(usage, "prompt_tokens_details", "cached_tokens")),
                         cost if is_number(cost) else None),
-                 _text_or_none(payload.get("id")),
+                 _text_or_none(payload.get("id"), "id"),
                  {"system_fingerprint": payload.get("system_fingerprint"),
                   "provider": payload.get("provider")})
 
@@ -7996,18 +8116,18 @@ def parse_gemini(payload):
                        text=text)
     if finish not in (None, "STOP") and not text.strip():
         raise _Failure("blocked", f"finishReason {finish} with no text")
-    usage = _object(payload.get("usageMetadata"))
+    usage = _object(payload.get("usageMetadata"), "usageMetadata")
     prompt = _count(usage.get("promptTokenCount"))
     tools = _count(usage.get("toolUsePromptTokenCount")) or 0
     thoughts = _count(usage.get("thoughtsTokenCount")) or 0
     output = _count(usage.get("candidatesTokenCount"))
     thought_parts = sum(1 for p in parts if isinstance(p, dict) and p.get("thought"))
-    return Reply(text, _text_or_none(finish), _text_or_none(payload.get("modelVersion")),
+    return Reply(text, _text_or_none(finish), _text_or_none(payload.get("modelVersion"), "modelVersion"),
                  _usage(None if prompt is None else prompt + tools,
                         None if output is None and not thoughts else (output or 0) + thoughts,
                         thoughts if "thoughtsTokenCount" in usage else None,
                         _count(usage.get("cachedContentTokenCount"))),
-                 _text_or_none(payload.get("responseId")), {"thought_parts": thought_parts},
+                 _text_or_none(payload.get("responseId"), "responseId"), {"thought_parts": thought_parts},
                  thinking_parts=thought_parts)
 
 
@@ -8039,17 +8159,17 @@ def parse_anthropic(payload):
         raise _Failure("truncated", "stop_reason max_tokens: the answer was cut", text=text)
     if stop == "refusal" and not text.strip():
         raise _Failure("blocked", "stop_reason refusal with no text")
-    usage = _object(payload.get("usage"))
+    usage = _object(payload.get("usage"), "usage")
     read = _count(usage.get("cache_read_input_tokens")) or 0
     created = _count(usage.get("cache_creation_input_tokens")) or 0
     base = _count(usage.get("input_tokens"))
     thinking = sum(1 for b in blocks
                    if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))
-    return Reply(text, _text_or_none(stop), _text_or_none(payload.get("model")),
+    return Reply(text, _text_or_none(stop), _text_or_none(payload.get("model"), "model"),
                  _usage(None if base is None else base + read + created,
                         _count(usage.get("output_tokens")), None,
                         _count(usage.get("cache_read_input_tokens"))),
-                 _text_or_none(payload.get("id")), {"thinking_blocks": thinking},
+                 _text_or_none(payload.get("id"), "id"), {"thinking_blocks": thinking},
                  thinking_parts=thinking)
 
 
@@ -8336,9 +8456,13 @@ def route_from_dict(data, path="$"):
         elif key in ("connect_timeout", "read_timeout"):
             values[key] = float(require_number(value, where, low=0.001))
         elif key == "headers":
-            require_object(value, where, optional=tuple(value))
+            require_object(value, where, optional=ANY_FIELDS)
             for header, text in value.items():
                 require_string(text, json_path(where, header))
+                if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", header) or any(
+                        ord(c) < 32 or ord(c) == 127 for c in text):
+                    raise InputError("a header name must be a token and its value one line of "
+                                     "text", path=json_path(where, header))
                 if header.lower() in ("authorization", "x-api-key", "x-goog-api-key"):
                     raise InputError("credentials belong in the environment, never in the registry",
                                      path=where)
@@ -8350,6 +8474,10 @@ def route_from_dict(data, path="$"):
             values[key] = value
         else:
             values[key] = None if value is None else require_string(value, where)
+    if values.get("base_url") is not None and not re.fullmatch(
+            r"https?://[^\s/?#]+(?:/[^\s?#]*)?", values["base_url"]):
+        raise InputError(f"expected an http:// or https:// URL, got {describe(values['base_url'])}",
+                         path=json_path(path, "base_url"))
     route = Route(**values)
     if route.provider == "openai_compatible" and not route.base_url:
         raise InputError("an openai_compatible route needs a base_url", path=path)
@@ -8414,28 +8542,52 @@ def read_dotenv(path):
     return values
 
 
+SECRET_FRAGMENT = 8  # a leak of this many consecutive characters of a key is redacted
+
+
+def header_value(name, value):
+    """A secret as an HTTP header value: surrounding white space dropped (a key read from a file
+    often ends in a newline); any other control character refuses it with an InputError that
+    names the variable and never shows the value."""
+    value = value.strip()
+    if any(ord(char) < 32 or ord(char) == 127 or ord(char) > 255 for char in value):
+        raise InputError(f"{name} holds a line break, control or non-Latin-1 character; fix the "
+                         f"variable (its value is not shown)")
+    return value
+
+
 class Secrets:
     """Key lookup: the environment first, then a .env file (which never overrides it).
 
-    Every key handed out is remembered so redact() can remove it (and any long
-    prefix or suffix of it) from text that leaves the kit.
+    Every key handed out is remembered, so redact() and scrub() can remove it, and
+    any fragment of SECRET_FRAGMENT or more of its characters, from every text the
+    kit writes or prints (records, cache entries, events, errors).
     """
 
     def __init__(self, environ=None, dotenv=None):
         self.environ = os.environ if environ is None else environ
         self.dotenv = read_dotenv(dotenv) if isinstance(dotenv, str) else dict(dotenv or {})
         self._known = set()
+        self._fragments = frozenset()
         self._lock = threading.Lock()
 
+    def raw(self, name):
+        """The value of ``name`` as set (None when unset or empty), not remembered."""
+        return (self.environ.get(name) or self.dotenv.get(name) or None) if name else None
+
     def get(self, name):
-        """The value of ``name`` (None when unset or empty)."""
-        if not name:
+        """The key in ``name`` as a header value (None when unset or empty), remembered for
+        redaction; InputError when it cannot be a header (see header_value)."""
+        value = self.raw(name)
+        if not value:
             return None
-        value = self.environ.get(name) or self.dotenv.get(name) or None
-        if value:
-            with self._lock:
-                self._known.add(value)
-        return value
+        with self._lock:  # the raw value may be echoed too: remember both forms
+            for form in {value, value.strip()}:
+                if len(form) >= SECRET_FRAGMENT:
+                    self._known.add(form)
+            self._fragments = frozenset(key[i:i + SECRET_FRAGMENT] for key in self._known
+                                        for i in range(len(key) - SECRET_FRAGMENT + 1))
+        return header_value(name, value)
 
     @property
     def known(self):
@@ -8443,20 +8595,41 @@ class Secrets:
         return bool(self._known)
 
     def present(self, name):
-        return bool(name and (self.environ.get(name) or self.dotenv.get(name)))
+        return bool(self.raw(name))
 
     def redact(self, text):
-        """``text`` with every known key, and any 8+ character prefix or suffix of one, replaced."""
+        """``text`` with every run of a known key's characters SECRET_FRAGMENT long or longer
+        replaced by [REDACTED] (and any "Bearer <token>")."""
         if not isinstance(text, str):
             return text
-        for key in sorted(self._known, key=len, reverse=True):
-            if key in text:
-                text = text.replace(key, "[REDACTED]")
-            for length in range(len(key) - 1, 7, -1):
-                for part in (key[:length], key[-length:]):
-                    if part in text:
-                        text = text.replace(part, "[REDACTED]")
+        fragments = self._fragments
+        if fragments and any(fragment in text for fragment in fragments):
+            hits = [index for index in range(len(text) - SECRET_FRAGMENT + 1)
+                    if text[index:index + SECRET_FRAGMENT] in fragments]
+            spans, kept = [], []
+            for index in hits:  # merge overlapping windows into spans
+                if spans and index <= spans[-1][1]:
+                    spans[-1][1] = index + SECRET_FRAGMENT
+                else:
+                    spans.append([index, index + SECRET_FRAGMENT])
+            position = 0
+            for start, end in spans:
+                kept += [text[position:start], "[REDACTED]"]
+                position = end
+            text = "".join(kept) + text[position:]
         return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+
+    def scrub(self, value):
+        """JSON data with every string (and every object key) redacted (see redact)."""
+        if not self._known:
+            return value
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, list):
+            return [self.scrub(v) for v in value]
+        if isinstance(value, dict):
+            return {self.redact(k): self.scrub(v) for k, v in value.items()}
+        return value
 
 
 # --- Transport ----------------------------------------------------------------------------
@@ -8641,34 +8814,43 @@ class RetryPolicy:
         return min(self.initial * 2 ** (retry - 1), self.max_backoff) * (1 - 0.25 * u)
 
 
-def parse_retry_after(headers, now):
-    """Seconds to wait from retry-after-ms, then retry-after (seconds or an HTTP date); None if absent."""
-    value = headers.get("retry-after-ms")
-    if value is not None:
-        try:
-            return float(value) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
+def _seconds_hint(text, scale=1.0):
+    """A header's number of seconds, or None when it is not a finite number >= 0 ("nan", "-5")."""
+    try:
+        value = float(text) / scale
+    except (TypeError, ValueError):
         return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def parse_retry_after(headers, now):
+    """Seconds to wait from retry-after-ms, then retry-after (seconds or an HTTP date).
+
+    None when absent or unusable: NaN, infinities and negative numbers are ignored, so a
+    hostile "Retry-After: nan" falls back to the client's own backoff.
+    """
+    value = _seconds_hint(headers.get("retry-after-ms"), 1000)
+    if value is not None:
+        return value
+    text = headers.get("retry-after")
+    if text is None:
+        return None
+    value = _seconds_hint(text)
+    if value is not None:
+        return value
     try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        when = email_utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        when = email_utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when is None:
         return None
-    return when.timestamp() - now
+    return max(0.0, when.timestamp() - now)
 
 
 def _duration(text):
     """A protobuf Duration string like "26s" or "1.5s" in seconds (None otherwise)."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)s\s*", text or "")
-    return float(match.group(1)) if match else None
+    return _seconds_hint(match.group(1)) if match else None
 
 
 def body_retry_hint(payload):
@@ -8682,7 +8864,7 @@ def body_retry_hint(payload):
     message = _dig(payload, "error", "message")
     match = re.search(r"try again in (\d+(?:\.\d+)?)(ms|s)\b", message or "")
     if match:
-        return float(match.group(1)) / (1000 if match.group(2) == "ms" else 1)
+        return _seconds_hint(match.group(1), 1000 if match.group(2) == "ms" else 1)
     return None
 
 
@@ -8872,7 +9054,11 @@ def call_model(route, request, *, secrets, transport=None, policy=None, limiter=
     if item is not None and request.item is None:
         request = dataclasses.replace(request, item=item)
     limiter = limiter or RateLimiter(clock=clock)
-    key = secrets.get(route.key_env)
+    try:
+        key = secrets.get(route.key_env)
+    except InputError as error:
+        return Response(ok=False, requested_model=route.provider_model,
+                        error_type="configuration", error_message=f"{error}; no request was sent")
     if route.needs_key and not key:
         return Response(
             ok=False, requested_model=route.provider_model, error_type="authentication",
@@ -8936,19 +9122,22 @@ def _attempt(call, ticket, attempt):
     except TransportError as error:
         raise _Failure(error.kind, str(error), retryable=error.kind != "tls") from None
     latency = clock.monotonic() - sent
-    if isinstance(data, dict):  # an in-process server hands over decoded JSON data
-        payload = data
-    else:
-        try:
-            payload = json.loads(data.decode("utf-8")) if data.strip() else None
-        except (UnicodeDecodeError, ValueError):
-            payload = None
-    if not 200 <= status < 300:
-        raise classify_http_failure(status, reply_headers, payload, clock.time())
-    if not isinstance(payload, dict):
-        raise _Failure("response_format", f"HTTP {status} with a body that is not a JSON object",
-                       retryable=True, status=status)
-    reply = spec.parse(payload)
+    payload = data if isinstance(data, dict) else read_reply_body(data)
+    try:
+        if not 200 <= status < 300:
+            raise classify_http_failure(status, reply_headers, payload, clock.time())
+        if not isinstance(payload, dict):
+            raise _Failure("response_format", f"HTTP {status} with a body that is not a JSON "
+                           f"object", retryable=True, status=status)
+        reply = spec.parse(payload)
+        if not isinstance(reply.text, str):
+            raise TypeError("the reply's text is not a string")
+    except _Failure:
+        raise
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError) as error:
+        raise _Failure("response_format", f"HTTP {status}: a reply of an unexpected shape "
+                       f"({type(error).__name__}: {str(error)[:120]})", retryable=True,
+                       status=status) from None
     usage = reply.usage
     call.limiter.settle(ticket, None if usage["input_tokens"] is None else
                         usage["input_tokens"] + (usage["output_tokens"] or 0))
@@ -8958,6 +9147,31 @@ def _attempt(call, ticket, attempt):
                                        if k in reply_headers})
     reply = dataclasses.replace(reply, request_id=request_id, metadata=metadata)
     return _checked_response(call, reply, latency, attempt, status)
+
+
+MAX_REPLY_DEPTH = 64
+
+
+def read_reply_body(data):
+    """A provider's reply body as JSON data, or None when it is not JSON (the callers then
+    fail the attempt with its reason): UTF-8, at most MAX_REPLY_DEPTH levels deep."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.count("[") + text.count("{") > MAX_REPLY_DEPTH:  # only then can it be too deep
+        depth = 0
+        for char in text:  # a bracket count; brackets in strings can only overestimate
+            if char in "[{":
+                depth += 1
+                if depth > MAX_REPLY_DEPTH:
+                    return None
+            elif char in "]}":
+                depth -= 1
+    try:
+        return json.loads(text) if text.strip() else None
+    except (ValueError, RecursionError):
+        return None
 
 
 def _checked_response(call, reply, latency, attempt, status):
@@ -9316,11 +9530,7 @@ class RunContext:
 
     def event(self, record):
         """Append one event to the chained log (secrets redacted, timing fixed in reproducible mode)."""
-        if self.secrets.known:
-            record = {
-                k: self.secrets.redact(v) if isinstance(v, str) else v
-                for k, v in record.items()
-            }
+        record = self.secrets.scrub(record)
         if self.options.reproducible:
             record = {
                 k: (0.0 if k in ("latency_s", "wait_s", "elapsed_s") else v)
@@ -9342,9 +9552,10 @@ class RunContext:
                                   transport=self.transports[route.spec.local], policy=self.policy,
                                   limiter=self.limiter, clock=self.clock, emit=self.event,
                                   env=self.secrets.environ)
+            if self.secrets.known:  # whatever a server echoed: no key goes further than here
+                response = Response(**self.secrets.scrub(response.to_json()))
             if cache:
                 cache.put(identity, response)
-        response.error_message = self.secrets.redact(response.error_message)
         self.event({
             "event": "cache_hit" if response.cache_hit else "request", "route": route.name,
             "purpose": request.label, "item_id": request.item_id,
@@ -9445,7 +9656,7 @@ ANSWER_RECORD = RecordKind(
               "confidence_parse_reason", "classifications", "prompt_sha256",
               "confidence_prompt_sha256", "timing", "injected", "followed", "quotes", "judge",
               "confidence_readings", "question", "question_sha256", "gold", "redacted_value",
-              "prompt", "confidence_prompt"),
+              "prompt", "confidence_prompt", "internal_error"),
     identity=("model", "question_id", "target"))
 TARGET_RECORD = RecordKind(
     "target", "target_records.jsonl",
@@ -9453,7 +9664,7 @@ TARGET_RECORD = RecordKind(
               "exclusion_reason"),
     optional=("kind", "cluster", "prompt_sha256", "answer_text", "response", "abstained",
               "correct", "judge", "question", "question_sha256", "gold", "redacted_value",
-              "prompt"),
+              "prompt", "internal_error"),
     identity=("model", "question_id", "target"))
 RECORD_KINDS = {kind.name: kind for kind in (ANSWER_RECORD, TARGET_RECORD)}
 TARGET_RECORDS = TARGET_RECORD.file
@@ -9629,6 +9840,24 @@ def evaluate_item(ctx, route, item, prompts):
     return record
 
 
+def internal_failure_record(ctx, unit, error):
+    """The record of a unit whose evaluation raised: a technical failure "internal_error".
+
+    The exception's type and (scrubbed) message are kept in "internal_error"; the unit is not
+    final, so a resume (perhaps with a fixed kit) asks it again.
+    """
+    route, item, target = unit
+    message = ctx.secrets.scrub(f"{type(error).__name__}: {error}")[:500]
+    base = {"question_id": item_id(item), "model": route.name, "category": item_category(item),
+            "subcategory": item_subcategory(item), "cluster": item_cluster(item),
+            "exclusion_reason": "internal_error", "internal_error": message}
+    if target is not None:
+        return dict(base, kind=TARGET_RECORD.name, target=target, abstained=None, correct=None,
+                    score=None)
+    return dict(base, kind=ANSWER_RECORD.name, k=0, classification=None, valid_for_ehq12=False,
+                valid_for_ehq3=False, parsed_confidence=None, confidence_terminal=False)
+
+
 def record_item_fields(item, no_text=False):
     """What a record holds of its item so it can be read alone: the question (or, with
     ``no_text``, only its hash), the gold answers and a CCQ item's withheld value."""
@@ -9735,7 +9964,7 @@ def load_adjudication(path):
                 table[key] = _choice(entry["label"], LABELS, where + ".label")
         else:
             require_object(document, "$",
-                           optional=tuple(document) if isinstance(document, dict) else ())
+                           optional=ANY_FIELDS)
             for key, label in document.items():
                 model, sep, qid = key.partition("::")
                 if not sep or not model or not qid:
@@ -9978,7 +10207,9 @@ def prepare_inputs(options):
     selected = select_items(items, options.categories, options.limit, options.seed,
                             balance=options.balance)
     if not selected:
-        raise InputError("the selection is empty (check --category and the item file)")
+        raise InputError(f"the selection is empty: the file has {len(items)} item(s), none in "
+                         f"{', '.join(normalize_categories(options.categories))} "
+                         f"(check --category and the item file)", source=path)
     shard = shard_items(selected, options.shard)
     chosen_ids = {item_id(it) for it in selected}
     return {
@@ -10083,43 +10314,45 @@ def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
 
 
 class RunLock:
-    """An exclusive lock on a run directory (a second run in the same folder is refused)."""
+    """An exclusive lock on a run directory (a second run in the same folder is refused).
+
+    The lock is flock on the directory itself, so there is no lock file that could be
+    unlinked while another process holds it open (the race that lets two processes both
+    believe they hold a lock). Where fcntl is missing (Windows) there is no lock.
+    """
 
     def __init__(self, folder):
-        self.path = os.path.join(folder, ".lock")
-        self.handle = None
+        self.folder = folder
+        self.fd = None
 
     def __enter__(self):
-        self.handle = open(self.path, "a+b")
         if fcntl is not None:
+            self.fd = os.open(self.folder, os.O_RDONLY)
             try:
-                fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                self.handle.close()
+                os.close(self.fd)
                 raise InputError("another process is running in this run directory",
-                                 source=os.path.dirname(self.path)) from None
+                                 source=self.folder) from None
         return self
 
     def __exit__(self, *exc):
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
-        self.handle.close()
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
         return False
 
 
 def is_locked(folder):
     """True when a live run holds the run directory's lock."""
-    path = os.path.join(folder, ".lock")
-    if fcntl is None or not os.path.exists(path):
+    if fcntl is None or not os.path.isdir(folder):
         return False
-    with open(path, "a+b") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
     return False
 
 
@@ -10148,14 +10381,48 @@ def read_run_records(path, *, repair=False, kind=None):
     return records, torn
 
 
+_OBJECT, _LIST, _TEXT = (dict, "an object"), (list, "a list"), (str, "a string")
+_LIST_OR_NULL = ((list, type(None)), "a list or null")
+MANIFEST_SHAPE = {  # what the kit reads back from a manifest.json, checked in one place
+    "run": _OBJECT, "run.run_id": _TEXT, "run.fingerprint": _TEXT,
+    "run.base_fingerprint": _TEXT, "run.fingerprint_inputs": _OBJECT,
+    "run.shard": ((dict, type(None)), "an object or null"), "selection": _OBJECT,
+    "selection.question_ids": _LIST, "selection.shard_ids": _LIST_OR_NULL, "models": _LIST,
+    "settings": _OBJECT, "targets": _LIST, "dataset": _OBJECT, "registry": _OBJECT,
+    "prompts": _OBJECT,
+}
+
+
+def load_manifest(path):
+    """A run's manifest.json, its shape checked (MANIFEST_SHAPE); InputError naming file and path.
+
+    Only the fields the kit reads back are checked; the rest is free JSON.
+    """
+    manifest = load_json_file(path)
+    with reading(path):
+        require_object(manifest, "$", optional=ANY_FIELDS)
+        for dotted, (kinds, what) in MANIFEST_SHAPE.items():
+            value, place = manifest, "$"
+            for part in dotted.split("."):
+                if not isinstance(value, dict) or part not in value:
+                    raise InputError(f"expected {what}, but the field is missing",
+                                     path=json_path(place, part))
+                value, place = value[part], json_path(place, part)
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                raise InputError(f"expected {what}, got {describe(value)}", path=place)
+        for index, model in enumerate(manifest["models"]):
+            require_string(model, f"$.models[{index}]")
+    return manifest
+
+
 def _check_resume(folder, manifest):
     """The stored manifest when resuming is allowed, else InputError saying what changed."""
     path = os.path.join(folder, "manifest.json")
     if not os.path.exists(path):
         raise InputError("cannot resume: no manifest.json (this is not a run directory)",
                          source=folder)
-    stored = load_json_file(path)
-    if stored.get("run", {}).get("fingerprint") == manifest["run"]["fingerprint"]:
+    stored = load_manifest(path)
+    if stored["run"]["fingerprint"] == manifest["run"]["fingerprint"]:
         return stored
     before, after = stored.get("run", {}).get("fingerprint_inputs",
                                               {}), manifest["run"]["fingerprint_inputs"]
@@ -10247,12 +10514,46 @@ def open_run_directory(options, manifest):
             raise InputError("cannot resume: the run directory does not exist or is empty",
                              source=folder)
         _check_resume(folder, manifest)
+        refuse_symlinks(folder)
     elif existing:
         raise InputError(
             "the run directory already exists; use --resume to continue it or a new --run-id",
             source=folder)
     os.makedirs(folder, exist_ok=True)
     return folder
+
+
+def run_dir_symlinks(folder):
+    """Relative paths of every symbolic link inside a run directory (files and folders)."""
+    found = []
+    for base, folders, names in os.walk(folder):
+        for name in folders + names:
+            full = os.path.join(base, name)
+            if os.path.islink(full):
+                found.append(os.path.relpath(full, folder).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def is_temp_file(relative):
+    """Whether a run-directory path is a write_atomic temp file left by a kill (".NAME.*.tmp")."""
+    name = relative.rsplit("/", 1)[-1]
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def refuse_symlinks(folder):
+    """InputError when a run directory holds a symbolic link (the kit never writes through one)."""
+    links = run_dir_symlinks(folder)
+    if links:
+        raise InputError(f"cannot resume: {links[0]} is a symbolic link (the kit never writes "
+                         f"through links in a run directory; remove it)", source=folder)
+
+
+def remove_temp_files(folder):
+    """Delete the temp files a killed write_atomic left (the caller holds the run lock)."""
+    for base, _, names in os.walk(folder):
+        for name in names:
+            if is_temp_file(name):
+                os.unlink(os.path.join(base, name))
 
 
 @dataclasses.dataclass
@@ -10289,10 +10590,19 @@ def plan_run(options, *, clock=None, environ=None):
         f"{r.key_env} (route {r.name})" for r in checked
         if r.needs_key and not secrets.present(r.key_env)
     ]
+    for route in checked:
+        if secrets.present(route.key_env):
+            secrets.get(route.key_env)  # InputError now, before any request, if it is no header
     if missing:
         raise InputError(
             f"missing API key: set {', '.join(missing)} in the environment or .env; no request was sent"
         )
+    names = [route.name for route in inputs["routes"]]
+    for pair in options.scoring.compare:  # refused before a run directory or a request exists
+        for name in pair:
+            if name not in names:
+                raise InputError(f"--compare {','.join(pair)}: {name!r} is not a model of this "
+                                 f"run (models: {', '.join(names)})")
     run_id = safe_run_id(options.run_id or ("reproducible" if options.reproducible
                                             else utc_text(clock, "%Y%m%dT%H%M%SZ")))
     manifest = build_manifest(options, inputs, prompts, secrets, run_id, clock)
@@ -10365,24 +10675,19 @@ def _collect(ctx, work, paths, prompts, progress):
     once a second and at the end.
     """
     last_sync = [ctx.clock.monotonic()]
-    sinks = {kind: open(path, "ab") for kind, path in paths.items()}
+    sinks = {kind: open_appending(path) for kind, path in paths.items()}
     try:
         def one(unit):
             route, item, target = unit
-            if target is None:
-                return evaluate_item(ctx, route, item, prompts)
-            return evaluate_target(ctx, route, item, target, prompts)
+            try:
+                if target is None:
+                    return evaluate_item(ctx, route, item, prompts)
+                return evaluate_target(ctx, route, item, target, prompts)
+            except Exception as error:  # one odd unit never stops the run
+                return internal_failure_record(ctx, unit, error)
 
         for record in map_concurrently(one, work, ctx.options.concurrency):
-            kind = record_kind(record)
-            kind.check(record, f"the new {kind.name} record")
-            sink = sinks[kind.name]
-            sink.write((canonical_json(record) + "\n").encode("utf-8"))
-            sink.flush()
-            if ctx.clock.monotonic() - last_sync[0] >= 1.0:
-                for handle in sinks.values():
-                    os.fsync(handle.fileno())
-                last_sync[0] = ctx.clock.monotonic()
+            _store_record(ctx, record, sinks, paths, last_sync)
             fields = progress.step(record)
             if fields:
                 ctx.event(
@@ -10392,10 +10697,30 @@ def _collect(ctx, work, paths, prompts, progress):
                         if not (ctx.options.reproducible and k in ("per_minute", "eta_seconds"))
                     }))
     finally:
-        for handle in sinks.values():
-            handle.flush()
-            os.fsync(handle.fileno())
-            handle.close()
+        for kind, handle in sinks.items():
+            with reading(paths[kind]):
+                handle.flush()
+                os.fsync(handle.fileno())
+                handle.close()
+
+
+def _store_record(ctx, record, sinks, paths, last_sync):
+    """Append one checked record to its file (flushed; fsynced at most once a second)."""
+    if record.get("internal_error"):
+        ctx.event({"event": "internal_error", "model": record["model"],
+                   "question_id": record["question_id"], "target": record.get("target"),
+                   "error": record["internal_error"]})
+    kind = record_kind(record)
+    kind.check(record, f"the new {kind.name} record")
+    with reading(paths[kind.name]):
+        sink = sinks[kind.name]
+        sink.write((canonical_json(record) + "\n").encode("utf-8"))
+        sink.flush()
+    if ctx.clock.monotonic() - last_sync[0] >= 1.0:
+        for name, handle in sinks.items():
+            with reading(paths[name]):
+                os.fsync(handle.fileno())
+        last_sync[0] = ctx.clock.monotonic()
 
 
 def _finalize_records(records, inputs, adjudication, options):
@@ -10429,7 +10754,7 @@ def run_files(folder):
     for base, _, names in os.walk(folder):
         for name in names:
             relative = os.path.relpath(os.path.join(base, name), folder).replace(os.sep, "/")
-            if relative not in (CATALOG, ".lock"):
+            if relative not in (CATALOG, ".lock") and not is_temp_file(relative):
                 found.append(relative)
     return sorted(found)
 
@@ -10444,45 +10769,158 @@ def write_catalog(folder):
 
 
 def verify_run(folder):
-    """Check a run directory against its catalog and its event chain; returns a report.
+    """Check a run directory against its catalog and against what its event chain attests.
 
-    Report: {"valid", "run_dir", "n_expected", "missing", "mismatched",
-    "size_mismatched", "unexpected", "events", "problem"}.
+    What a valid report proves: every catalogued file has the bytes the catalog names, no
+    file is missing, extra or a symbolic link; the event chain is unbroken; and the files
+    agree with the chain: summary.json and the record files hash to the values of the last
+    run_completed event, which also fixes the record counts, the catalog names those same
+    hashes, and every response text kept in a record hashes to a value that a request or
+    cache_hit event recorded for that model, purpose and item. So editing a file, even with
+    its catalog entry refreshed, is caught. What it cannot prove: that nobody rewrote the whole
+    directory and recomputed the chain from the first line; compare the chain's head hash with
+    an anchor kept elsewhere (verify-log --anchor) for that.
+
+    Report: {"valid", "run_dir", "n_expected", "missing", "mismatched", "size_mismatched",
+    "unexpected", "symlinks", "contradictions", "attested", "events", "problem"}.
     """
     report = {"valid": False, "run_dir": folder, "n_expected": 0, "missing": [], "mismatched": [],
-              "size_mismatched": [], "unexpected": [], "events": None, "problem": None}
+              "size_mismatched": [], "unexpected": [], "symlinks": [], "contradictions": [],
+              "attested": [], "events": None, "problem": None}
     path = os.path.join(folder, CATALOG)
     if not os.path.isdir(folder):
         raise InputError("not a directory", source=folder)
-    if not os.path.exists(path):
+    report["symlinks"] = run_dir_symlinks(folder)
+    if os.path.islink(path) or not os.path.exists(path):
         report["problem"] = ("no artifact_catalog.json: the run did not finish (see `status`) "
                              "or this is not an ehq_ref run directory")
         return report
-    catalog = load_json_file(path)
-    artifacts = require_object(catalog, "$", required=("schema_version", "artifacts"))["artifacts"]
+    artifacts = read_catalog(path)
     report["n_expected"] = len(artifacts)
-    present = set(run_files(folder))
+    links = set(report["symlinks"])
+    present = set(run_files(folder)) - links
     for relative, expected in sorted(artifacts.items()):
         full = os.path.join(folder, relative)
-        if not os.path.isfile(full):
+        if relative in links or not os.path.isfile(full):
             report["missing"].append(relative)
             continue
         digest, size = sha256_file(full)
-        if digest != expected.get("sha256"):
+        if digest != expected["sha256"]:
             report["mismatched"].append(
-                {"path": relative, "expected": expected.get("sha256"), "actual": digest})
-        if size != expected.get("bytes"):
+                {"path": relative, "expected": expected["sha256"], "actual": digest})
+        if size != expected["bytes"]:
             report["size_mismatched"].append(
-                {"path": relative, "expected": expected.get("bytes"), "actual": size})
+                {"path": relative, "expected": expected["bytes"], "actual": size})
     report["unexpected"] = sorted(present - set(artifacts))
     report["missing"] += [f"{name} (not in the catalog)" for name in RUN_LAYOUT
                           if name != "figures" and name not in artifacts]
-    if os.path.exists(os.path.join(folder, "events.jsonl")):
-        report["events"] = verify_log(os.path.join(folder, "events.jsonl"))
-    report["valid"] = not (report["missing"] or report["mismatched"] or report["size_mismatched"] or
-                           report["unexpected"]) and (report["events"] is None or
-                                                      report["events"]["valid"])
+    events_path = os.path.join(folder, "events.jsonl")
+    if os.path.exists(events_path) and "events.jsonl" not in links:
+        report["events"] = verify_log(events_path)
+        if report["events"]["valid"]:
+            check_attestations(folder, artifacts, report)
+    report["valid"] = not any(report[key] for key in VERIFY_FINDINGS) and (
+        report["events"] is None or report["events"]["valid"])
     return report
+
+
+VERIFY_FINDINGS = ("missing", "mismatched", "size_mismatched", "unexpected", "symlinks",
+                   "contradictions")
+
+
+def verification_problems(report):
+    """One line saying why a verify_run report is invalid ("2 mismatched, 1 contradictions")."""
+    if report["problem"]:
+        return report["problem"]
+    found = [f"{len(report[key])} {key.replace('_', ' ')}" for key in VERIFY_FINDINGS
+             if report[key]]
+    if report["events"] is not None and not report["events"]["valid"]:
+        found.append(f"events.jsonl: line {report['events']['first_bad_line']}: "
+                     f"{report['events']['problem']}")
+    if report["contradictions"]:
+        found.append(f"first: {report['contradictions'][0]}")
+    return ", ".join(found) or "no finding recorded"
+
+
+def read_catalog(path):
+    """The artifacts of artifact_catalog.json, each checked to be {"bytes": int, "sha256": str}."""
+    with reading(path):
+        catalog = require_object(load_json_file(path), "$",
+                                 required=("schema_version", "artifacts"))
+        artifacts = require_object(catalog["artifacts"], "$.artifacts", optional=ANY_FIELDS)
+        for relative, entry in artifacts.items():
+            place = json_path("$.artifacts", relative)
+            require_object(entry, place, required=("bytes", "sha256"))
+            if not _is_count(entry["bytes"]):
+                raise InputError(f"expected a byte count, got {describe(entry['bytes'])}",
+                                 path=place + ".bytes")
+            require_string(entry["sha256"], place + ".sha256")
+    return artifacts
+
+
+ATTESTED_FILES = (("summary.json", "summary_sha256"),
+                  (ANSWER_RECORD.file, "records_sha256"),
+                  (TARGET_RECORD.file, "target_records_sha256"))
+
+
+def check_attestations(folder, artifacts, report):
+    """Compare the files with what the (valid) event chain attests; fills report["attested"]
+    (what was checked) and report["contradictions"] (one sentence per disagreement)."""
+    events = [loads_strict(line) for line in read_bytes(os.path.join(folder, "events.jsonl"))
+              .decode("utf-8").splitlines() if line.strip()]
+    said = report["contradictions"].append
+    completed = [e for e in events if e.get("event") == "run_completed"]
+    if not completed:
+        said("the event chain has no run_completed event (the run never finished)")
+        return
+    final = completed[-1]
+    for name, field in ATTESTED_FILES:
+        if field not in final:
+            continue
+        full = os.path.join(folder, name)
+        actual = sha256_file(full)[0] if os.path.isfile(full) else None
+        report["attested"].append(name)
+        if actual != final[field]:
+            said(f"{name} does not hash to the {field} the event chain recorded")
+        if name in artifacts and artifacts[name]["sha256"] != final[field]:
+            said(f"the catalog's hash of {name} is not the one the event chain recorded")
+    counted = {}
+    responses = collections.defaultdict(set)
+    for event in events:
+        if event.get("event") in ("request", "cache_hit") and event.get("response_hash"):
+            key = (event.get("route"), event.get("purpose"), event.get("item_id"))
+            responses[key].add(event["response_hash"])
+    for kind, field in ((ANSWER_RECORD, "records"), (TARGET_RECORD, "target_records")):
+        full = os.path.join(folder, kind.file)
+        records = read_run_records(full, kind=kind)[0] if os.path.isfile(full) else []
+        counted[field] = len(records)
+        if field in final and final[field] != len(records):
+            said(f"{kind.file} holds {len(records)} records; the event chain recorded "
+                 f"{final[field]}")
+        if responses:
+            for number, record in enumerate(records, start=1):
+                for key, text in record_response_texts(record):
+                    if hash_value(text) not in responses.get(key, ()):
+                        said(f"{kind.file}: line {number}: the {key[1]} text is not the response "
+                             f"the event chain recorded for {key[0]} on {key[2]}")
+                        break
+    if responses:
+        report["attested"].append("response texts")
+
+
+def record_response_texts(record):
+    """((route, purpose, item_id), text) of every response text a record keeps."""
+    item, model = record.get("question_id"), record.get("model")
+    found = []
+    if record_kind(record) is TARGET_RECORD:
+        found.append(((model, f"target:{record.get('target')!r}", item), record.get("answer_text")))
+    else:
+        found.append(((model, "answer", item), record.get("answer_text")))
+        found.append(((model, "confidence", item), record.get("confidence_text")))
+    judge = record.get("judge")
+    if isinstance(judge, dict):
+        found.append(((judge.get("route"), "judge", item), judge.get("reply")))
+    return [(key, text) for key, text in found if isinstance(text, str)]
 
 
 def run_status(folder):
@@ -10497,7 +10935,7 @@ def run_status(folder):
     manifest_path = os.path.join(folder, "manifest.json")
     if not os.path.exists(manifest_path):
         raise InputError("no manifest.json: not an ehq_ref run directory", source=folder)
-    manifest = load_json_file(manifest_path)
+    manifest = load_manifest(manifest_path)
     answers, torn = read_run_records(os.path.join(folder, ANSWER_RECORD.file), kind=ANSWER_RECORD)
     targets = read_run_records(os.path.join(folder, TARGET_RECORD.file), kind=TARGET_RECORD)[0]
     selected = len(manifest["selection"]["shard_ids"] or manifest["selection"]["question_ids"])
@@ -10552,9 +10990,8 @@ def check_shards(folders):
         check = verify_run(folder)
         if not check["valid"]:
             raise IntegrityError(
-                f"{folder}: does not verify ({check['problem'] or 'see verify-run'}); merge refused"
-            )
-        manifests.append(load_json_file(os.path.join(folder, "manifest.json")))
+                f"{folder}: does not verify ({verification_problems(check)}); merge refused")
+        manifests.append(load_manifest(os.path.join(folder, "manifest.json")))
     if len({m["run"]["base_fingerprint"] for m in manifests}) != 1:
         raise InputError(
             "the runs have different fingerprints (different inputs); only shards of one run merge")
@@ -11111,11 +11548,17 @@ def baseline_metrics(document):
     if isinstance(document.get("ehq"), dict) and "kit" in document:
         document = document["ehq"]
     if document.get("kind") == GATE_KIND:
-        models = require_object(document.get("models"), "$.models",
-                                optional=tuple(document.get("models") or {}))
-        return document.get("risk"), {m: _checked_metrics(entry.get("metrics") or {},
-                                                          f"$.models.{m}.metrics")
-                                      for m, entry in models.items()}
+        models = require_object(document.get("models"), "$.models", optional=ANY_FIELDS)
+        risk = document.get("risk")
+        if risk is not None:
+            require_number(risk, "$.risk", low=0, high=1)
+        found = {}
+        for model, entry in models.items():
+            place = json_path("$.models", model)
+            require_object(entry, place, optional=ANY_FIELDS)
+            found[model] = _checked_metrics(entry.get("metrics") or {},
+                                            json_path(place, "metrics"))
+        return risk, found
     if "settings" in document and isinstance(document.get("models"), list):
         return gate_metrics(document)
     require_object(document, "$", optional=("risk", "metrics", "models", "note"))
@@ -11124,8 +11567,7 @@ def baseline_metrics(document):
         require_number(risk, "$.risk", low=0, high=1)
     if "metrics" in document:
         return risk, {None: _checked_metrics(document["metrics"], "$.metrics")}
-    models = require_object(document.get("models", {}), "$.models",
-                            optional=tuple(document.get("models", {})))
+    models = require_object(document.get("models", {}), "$.models", optional=ANY_FIELDS)
     return risk, {m: _checked_metrics(v, json_path("$.models", m)) for m, v in models.items()}
 
 
@@ -11167,7 +11609,8 @@ def gate_report(summary, baseline, *, tolerance=0.02, risk=DEFAULT_RISK, baselin
     """
     require_number(tolerance, "--tolerance", low=0)
     current_risk, current = gate_metrics(summary)
-    base_risk, base = baseline_metrics(baseline)
+    with reading(baseline_path):
+        base_risk, base = baseline_metrics(baseline)
     has_coverage = any(m.get("coverage_at_risk") is not None for m in base.values())
     if has_coverage and base_risk is None:
         raise InputError("the baseline has coverage_at_risk but does not say at which risk",
@@ -11224,10 +11667,14 @@ def load_gate_side(path, risk=DEFAULT_RISK):
     """The document to gate or gate against: a run directory (its summary.json, recomputed at
     ``risk`` if needed) or a JSON file (summary.json, score output, gate report, metrics)."""
     if os.path.isdir(path):
-        summary = load_json_file(os.path.join(path, "summary.json"))
+        source = os.path.join(path, "summary.json")
+        summary = load_json_file(source)
+        with reading(source):
+            require_object(summary, "$", required=("settings", "models"), optional=ANY_FIELDS)
+            require_object(summary["settings"], "$.settings", optional=ANY_FIELDS)
         if summary["settings"].get("risk") != risk:
             records = read_run_records(os.path.join(path, "records.jsonl"))[0]
-            manifest = load_json_file(os.path.join(path, "manifest.json"))
+            manifest = load_manifest(os.path.join(path, "manifest.json"))
             settings = ScoringSettings.from_json(manifest["settings"], "manifest.json: $.settings")
             scored = ehq_scores(records, settings.replace(bootstrap=0, risk=risk))
             summary = dict(summary, selective=scored["selective"],
@@ -12154,7 +12601,7 @@ def sweep_file(path):
     with reading(path):
         document = require_object(load_json_file(path), "$", required=("scores", ),
                                   optional=("threshold", ))
-        scores = require_object(document["scores"], "$.scores", optional=tuple(document["scores"]))
+        scores = require_object(document["scores"], "$.scores", optional=ANY_FIELDS)
         loads = {
             parse_load(key, json_path("$.scores", key)): value
             for key, value in scores.items()
@@ -12186,8 +12633,15 @@ def run_evaluation(options, *, stream=None, transport=None, clock=None, environ=
     """
     clock = clock or SystemClock()
     plan = plan_run(options, clock=clock, environ=environ)
-    with RunLock(plan.folder), ChainedLog(os.path.join(plan.folder, "events.jsonl"),
-                                          durable=False) as events:
+    with RunLock(plan.folder):
+        remove_temp_files(plan.folder)
+        refuse_symlinks(plan.folder)
+        return _run_locked(plan, options, stream, transport, clock)
+
+
+def _run_locked(plan, options, stream, transport, clock):
+    """The run itself, once its directory is locked: collect the records, then finish."""
+    with ChainedLog(os.path.join(plan.folder, "events.jsonl"), durable=False) as events:
         ctx = RunContext(options, events, transport=transport, clock=clock,
                          judge=plan.inputs["judge"], secrets=plan.secrets)
         try:
@@ -12226,14 +12680,19 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
                     if entry["unparseable_rate"] > options.max_failure_rate]
     failed += [f"{model} (judge)" for model in judge_failed]
     regressed = bool(gate and not gate["ok"])
+    completed = {"event": "run_completed", "records": len(records),
+                 "target_records": len(target_records), "models_over_failure_limit": failed,
+                 "gate_ok": None if gate is None else gate["ok"]}
+    for name, field in ATTESTED_FILES:  # what verify-run compares the files with
+        if os.path.isfile(os.path.join(folder, name)):
+            completed[field] = sha256_file(os.path.join(folder, name))[0]
     if ctx is not None:
-        ctx.event({
-            "event": "run_completed", "records": len(records),
-            "target_records": len(target_records), "models_over_failure_limit": failed,
-            "gate_ok": None if gate is None else gate["ok"],
-            "summary_sha256": sha256_file(os.path.join(folder, "summary.json"))[0]
-        })
+        ctx.event(completed)
         ctx.events.close()
+    else:
+        completed["at"] = FIXED_TIMESTAMP if manifest["run"].get("reproducible") else \
+            utc_text(SystemClock())
+        append_event(os.path.join(folder, "events.jsonl"), completed, durable=False)
     write_catalog(folder)
     return {"summary": summary, "gate": gate, "failed_models": failed,
             "exit_code": EXIT_CHECK_FAILED if failed or regressed else EXIT_OK}
@@ -12402,7 +12861,7 @@ def run_options(args):
         raise InputError("cannot resume: no manifest.json (not a run directory)",
                          source=os.path.join(output, run_id))
     options = resumed_options(given, _options_of(args.command_parser.parse_args([])),
-                              load_json_file(source), source)
+                              load_manifest(source), source)
     return dataclasses.replace(options, output=output, run_id=run_id, resume=True)
 
 
@@ -12452,7 +12911,7 @@ def cmd_gate(args):
     summary = gate_source(args.run, args.risk)
     paired = None
     if args.test == "paired":
-        manifest = load_json_file(os.path.join(args.run, "manifest.json")) \
+        manifest = load_manifest(os.path.join(args.run, "manifest.json")) \
             if os.path.isdir(args.run) else {}
         settings = ScoringSettings.from_json(manifest.get("settings") or {}).replace(
             risk=args.risk)
@@ -12478,11 +12937,8 @@ def cmd_verify_run(args):
     report = verify_run(args.run_dir)
     _emit(report)
     if not report["valid"]:
-        problems = report["problem"] or ", ".join(
-            f"{len(report[k])} {k.replace('_', ' ')}"
-            for k in ("missing", "mismatched", "size_mismatched", "unexpected")
-            if report[k]) or "the event chain is broken"
-        sys.stderr.write(f"ehq_ref: {args.run_dir}: does not verify: {problems}\n")
+        sys.stderr.write(f"ehq_ref: {args.run_dir}: does not verify: "
+                         f"{verification_problems(report)}\n")
         return EXIT_CHECK_FAILED
     return EXIT_OK
 
