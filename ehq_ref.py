@@ -4424,7 +4424,7 @@ def _parse_probability(text):
 
 CLASSIFIER_V2 = "ehq_ref-2"
 
-# --- ehq_ref-2: Text preparation --------------------------------------------------------------------
+# --- ehq_ref-2: Text preparation -------------------------------------------------------
 
 PUNCTUATION_FORMS = str.maketrans({
     "\u2014": " \u2014 ", "\u2015": " \u2014 ", "\u2012": "\u2013", "\u2010": "-", "\u2011": "-",
@@ -4440,6 +4440,12 @@ MARKDOWN_RULE = deferred_pattern(r"^\s*(?:[-*_=]\s*){3,}$|^\s*\|?\s*:?-{3,}")
 THINK_BLOCK = deferred_pattern(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 
 
+# The ASCII characters the two tables change ("`", tab, carriage return): an ASCII text
+# without them is already prepared (the translations are skipped).
+ASCII_FORMS = tuple(char for char in map(chr, range(128)) if normalize_apostrophes(char) !=
+                    char or char.translate(PUNCTUATION_FORMS) != char)
+
+
 def prepared_text(text):
     """The answer with one form for apostrophes, quotes, dashes and spaces.
 
@@ -4447,7 +4453,10 @@ def prepared_text(text):
     figure spaces become a space; an em dash is set off by spaces; the minus sign is "-";
     full-width forms are folded (NFKC). Line structure is kept: lines are clause boundaries.
     """
-    text = THINK_BLOCK.sub(" ", normalize_apostrophes(text).translate(PUNCTUATION_FORMS))
+    if not text.isascii() or any(char in text for char in ASCII_FORMS):
+        text = normalize_apostrophes(text).translate(PUNCTUATION_FORMS)
+    if "<" in text:
+        text = THINK_BLOCK.sub(" ", text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     return text
@@ -4482,19 +4491,23 @@ def markdown_lines(text):
     return lines
 
 
-# --- ehq_ref-2: Segmentation ------------------------------------------------------------------------
+# --- ehq_ref-2: Segmentation -----------------------------------------------------------
 
 INSET = deferred_pattern(r'"(?P<quote>[^"\n]+)"(?P<qstop>[.!?]?)'
                    r"|(?<![\w])'(?P<single>[^\n]*?[^\s'])'(?![\w])(?P<sstop>[.!?]?)"
                    r"|\((?P<paren>[^()\n]*)\)")
 INSET_MARK = "\u2063"
 CLAUSE_BOUNDARY = deferred_pattern(
-    r"(?P<stop>(?<=[.!?])[\"')\]]*\s+)"
+    r"(?P<stop>[.!?][\"')\]]*\s+)"
     r"|(?P<semicolon>\s*;\s*)"
     r"|(?P<dash>\s+\u2014\s+|\s*--\s*|(?<=[^\d\s])\s+[\u2013-]\s+|\s+[\u2013-]\s+(?=[^\d\s]))"
-    r"|(?P<but>,?\s+\bbut\b\s+)"
-    r"|(?P<though>,\s+(?=(?:though|although|however|yet|whereas|albeit)\b)"
-    r"|\s+(?=(?:although|though)\s))", re.IGNORECASE)
+    r"|(?P<but>,?\s+(?i:\bbut\b)\s+)"
+    r"|(?P<though>,\s+(?=(?i:though|although|however|yet|whereas|albeit|while)\b)"
+    r"|\s+(?=(?i:although|though)\s))")
+# Where a CLAUSE_BOUNDARY can start: a stop mark, ";", ",", a dash, or a space before a space,
+# ";", a dash, "but" or "though" (tried first: most places are none of these).
+BOUNDARY_START = deferred_pattern(r"[.!?;,\u2013\u2014-]"
+                            r"|\s(?=[\s;\u2013\u2014-]|(?i:but|though|although)\b)")
 SPLIT_MARKS = (". ", "! ", "? ", ".\"", ".'", ".)", "!\"", "?\"", ";", "\u2014", "- ",
                "\u2013 ", "--", "but", "though", "however", ", yet", "whereas", "albeit")
 ABBREVIATIONS = frozenset(
@@ -4517,6 +4530,26 @@ def _sentence_end_is_abbreviation(text, position):
     return token in ABBREVIATIONS or (len(token) == 1 and token.isalpha() and word.isupper())
 
 
+def clause_boundaries(text):
+    """(start, end, kind) of every clause boundary in text, left to right, not overlapping:
+    a stop (after ".", "!" or "?": closing quotes or brackets and spaces), a semicolon, a
+    dash, "but" or ", though/although/however/yet/whereas/albeit" (CLAUSE_BOUNDARY, tried
+    only where BOUNDARY_START finds a place it can start)."""
+    found, position = [], 0
+    starts, boundary = BOUNDARY_START.search, CLAUSE_BOUNDARY.match
+    while True:
+        place = starts(text, position)
+        if place is None:
+            return found
+        match = boundary(text, place.start())
+        if match is None:
+            position = place.start() + 1
+            continue
+        kind = match.lastgroup
+        found.append((match.start() + (kind == "stop"), match.end(), kind))
+        position = match.end()
+
+
 def _split_clauses(text, first_boundary):
     """(piece, boundary) pairs; boundary names what opened the piece (stop, semicolon, dash,
     but, though) or first_boundary for the first piece."""
@@ -4524,13 +4557,27 @@ def _split_clauses(text, first_boundary):
     if not any(mark in lowered for mark in SPLIT_MARKS):
         return [(text, first_boundary)]
     pieces, start, boundary = [], 0, first_boundary
-    for match in CLAUSE_BOUNDARY.finditer(text):
-        if match.group("stop") is not None and _sentence_end_is_abbreviation(text, match.end()):
+    for begin, end, kind in clause_boundaries(text):
+        if kind == "stop" and _sentence_end_is_abbreviation(text, end):
             continue
-        pieces.append((text[start:match.start()], boundary))
-        start, boundary = match.end(), match.lastgroup
+        pieces.append((text[start:begin], boundary))
+        start, boundary = end, kind
     pieces.append((text[start:], boundary))
-    return pieces
+    return [part for piece, joined in pieces for part in (
+        _concessive_head(piece, joined) if joined in ("line", "stop") else [(piece, joined)])]
+
+
+CONCESSIVE_HEAD = deferred_pattern(r"^\W*(?:although|though|even though|while|whereas)\b[^,;]{3,}?,\s+",
+                             re.IGNORECASE)
+
+
+def _concessive_head(piece, joined):
+    """A piece opened by a concessive clause ("Although X, Y") as two: the concession X, then
+    Y as if joined by "but" (the main point)."""
+    head = CONCESSIVE_HEAD.match(piece) if piece[:1] in "ATWEatwe\"'( " else None
+    if head is None or not piece[head.end():].strip():
+        return [(piece, joined)]
+    return [(piece[:head.end()].rstrip().rstrip(","), joined), (piece[head.end():], "but")]
 
 
 def _clean_piece(piece):
@@ -4602,7 +4649,7 @@ def answer_clauses(text):
     return clauses
 
 
-# --- ehq_ref-2: Clause roles: one declaration, grouped by role, in priority order -------------------
+# --- ehq_ref-2: Clause roles: one declaration, grouped by role, in priority order ------
 
 _DONT = r"(?:do not|don't|dont|did not|didn't|didnt)"
 _CANT = (r"(?:cannot|can't|cant|can not|could not|couldn't|couldnt|was unable to|am unable to|"
@@ -4678,7 +4725,7 @@ CLAUSE_ROLES = (
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not) (?:an? |any )?(?:known|recognized|"
         r"recognised|documented|attested|established|real|genuine) [\w-]+(?: [\w-]+)?"
         r"(?=\s*(?:[.,;:!?]|$| (?:in|of|that|anywhere|i know|i can find)\b))",
-        r"\bdoesn't ring a bell\b",
+        r"\b(?:doesn't|does not|didn't|did not|don't|do not) ring (?:a|any)(?: \w+)? bells?\b",
         r"\b(?:can(?:not|'t)|could(?:n't| not)) (?:be )?(?:found|verified|confirmed) "
         r"(?:to )?exist\b",
     )),
@@ -4712,6 +4759,7 @@ CLAUSE_ROLES = (
         r"name)) (?:of|about|regarding|on|is|as to)\b",
         r"\bno [\w-]+(?: [\w-]+){0,3} (?:appears|is (?:given|stated|mentioned|provided|listed|"
         r"shown|there)|is in)\b",
+        r"\bno [\w-]+(?: [\w-]+){0,3} (?:in|within|anywhere in) (?:the|this) " + _DOC + r"\b",
         r"\b(?:is|are|was|were) (?:missing|absent|not there|not present|not included|gone)\b",
         r"\b(?:isn't|is not|aren't|are not|wasn't) (?:there|present|in there)\b",
         r"\b(?:only|merely|just) (?:says|states|mentions|notes|gives|tells|indicates|refers|"
@@ -4742,7 +4790,8 @@ CLAUSE_ROLES = (
         r"\bsorry,? (?:but )?i (?:can't|cannot|cant|can not|am unable to|'m unable to|won't|"
         r"will not|am not able to|'m not able to) (?:help|assist|answer|provide|do)\b",
         r"\bi (?:can't|cannot|won't|will not|am unable to) (?:help|assist) (?:with|you)\b",
-        r"\bi(?:'d| would) (?:rather|prefer) not (?:to )?(?:guess|speculate|answer|say)\b",
+        r"\bi(?:'d| would) (?:rather|prefer) not (?:to )?(?:guess|speculate|answer|say|invent|"
+        r"make (?:something|one|it|things|up)|fabricate|hazard)\b",
         r"\bi (?:don't|do not|won't|will not|shouldn't|should not) (?:want to |wish to |like to )?"
         r"(?:guess|speculate|make (?:something|things|it) up|invent|fabricate)\b",
         r"\b(?:rather than|instead of) (?:guess|guessing|speculat\w+|invent\w*|mak\w+ (?:something"
@@ -4782,6 +4831,15 @@ CLAUSE_ROLES = (
         r"\bi(?:'m| am) (?:unable|not able) to\b(?! (?:verify|confirm|double-check|be (?:sure|"
         r"certain)))",
         r"\bi (?:lack|am lacking)\b",
+        r"\b(?:unknown|unfamiliar|new) to me\b",
+        r"\bi(?:'m| am) (?:honestly |really |just |simply |afraid i'm |sorry,? i'm )(?:unable|not "
+        r"able) to (?!verify|confirm|double-check|be sure|be certain)",
+        r"\b(?:draw(?:ing|n)?|drew|going|gone|went|mind (?:is|goes|went)) (?:(?:a|an absolute|"
+        r"a complete|a total) )?blank\b|\bblank(?:ing|ed)? on (?:this|that|it|the|who|what|"
+        r"which|when|where|how)\b",
+        r"\b(?:a|my) (?:bit of a |real |complete |total )?blind spot (?:for|of) (?:me|mine)\b",
+        r"\bi (?:only |just )?(?:have|had) (?:data|information|knowledge|training data|records?) "
+        r"(?:up to|until|through|to|from before|as far as)\b",
         r"\bi (?:wouldn't|would not|won't|will not) (?:know|have (?:that|this|any))\b",
         r"\bnot (?:confident|sure|certain) enough to\b",
         r"\b(?:not enough|insufficient|no reliable|no verifiable|no available|no public|"
@@ -4797,14 +4855,15 @@ CLAUSE_ROLES = (
         r"inferred|said)\b",
         r"\b(?:there(?:'s| is) no way|(?:it(?:'s| is) )?impossible) (?:for me )?to (?:know|tell|"
         r"determine|say|answer)\b",
-        r"\bnot something (?:that )?i (?:have|know|can)\b",
+        r"\bnot something (?:that )?i (?:have|know|can|remember|recall|could)\b",
         r"\bnothing (?:that )?i (?:can|could) (?:give|say|offer|report|add)\b",
         r"\bno [\w -]{1,30}? (?:that )?i (?:can|could) (?:give|offer|provide|name|report|state|"
         r"point to)\b",
         r"\bthere(?:'s| is) no (?:\w+ ){0,3}to (?:name|give|report|state|provide|count|offer|"
         r"credit)\b",
         r"\bbeyond (?:my|the scope of my) (?:knowledge|training|data|information|ken)\b",
-        r"\b(?:beyond|outside(?: of)?) (?:what|anything) i (?:know|can (?:say|tell|answer))\b",
+        r"\b(?:beyond|outside(?: of)?) (?:what|anything) i (?:know|can (?:say|tell|answer|report|"
+        r"give|provide|confirm|see|access))\b",
         r"\b(?:my|the) (?:knowledge|training)(?: data)? (?:cut-?off|cut off)\b",
         r"\b(?:knowledge|training|data) cut-?off\b",
         r"\bcut-?off (?:date )?(?:of|in|is|was|at|around)\b",
@@ -4847,13 +4906,12 @@ CLAUSE_ROLES = (
         r"(?:unknown|not known|not (?:publicly )?(?:documented|recorded|available)|"
         r"undocumented|unrecorded)\b",
         r"^\W*unknown\W*$",
-        r"\bunknown to me\b",
         r"\b(?:little|nothing) (?:is|was) known\b",
     )),
     ("doubt", (
         r"\b(?:i(?:'m| am) )?not (?:completely |entirely |totally |100% |100 percent |quite |"
         r"absolutely |fully |too |very |that |really |particularly |overly |one hundred percent "
-        r")?(?:sure|certain|positive|confident)\b",
+        r"|entirely, |completely, |totally, |quite, |100%, )?(?:sure|certain|positive|confident)\b",
         r"\bi(?:'m| am) (?:honestly |really |just )?(?:uncertain|unsure|not 100%)\b",
         r"\bunsure\b",
         r"\b(?:it|this|that|which) (?:is|remains|was) (?:still |somewhat )?(?:unclear|"
@@ -4900,12 +4958,16 @@ CLAUSE_ROLES = (
         r"\bif (?:i'm|i am) (?:thinking of|remembering) the right\b",
         r"\bif (?:it's|it is|this is|that's|that is|you mean|we mean|he's|she's) (?:the )?"
         r"(?:[\w'-]+ ){0,3}(?:i'm|i am|i was) (?:thinking of|remembering)\b",
-        r"\bif (?:the |these |those |this |that |my |our )?(?:[\w'-]+ ){0,3}(?:holds?|is right|"
-        r"are right|is correct|are correct|is accurate|are accurate|stands|is confirmed|"
-        r"are confirmed|turns? out)\b",
-        r"\bunless i(?:'m| am) mistaken\b", r"\b(?:afaik|iirc|afaict)\b",
+        r"\bif (?:the |these |those |this |that |my |our )?(?:[\w'-]+ ){0,3}(?:holds?|held|"
+        r"(?:is|are|was|were) (?:right|correct|accurate|reliable|confirmed)|stands|turns? out)\b",
+        r"\bunless i(?:'m| am|'ve| have)(?: got (?:it|that|this))? (?:badly |totally )?(?:mistaken|"
+        r"misremembering|wrong|confusing|misreading|mixing|remembering (?:it )?wrong\w*|off)\b",
+        r"\bif i(?:'m| am) not (?:misremembering|confusing|mixing)\b",
+        r"\b(?:afaik|iirc|afaict)\b",
         r"\bi (?:could|may|might) (?:well )?be (?:wrong|mistaken|misremembering|confusing)\b",
-        r"\bcorrect me if\b", r"\bdon't quote me\b", r"\bgrain of salt\b", r"\bpinch of salt\b",
+        r"\bcorrect me if\b", r"\bdon't quote me\b",
+        r"\b(?:don't|do not) hold me to (?:it|that|this|the)\b", r"\bgrain of salt\b",
+        r"\bpinch of salt\b",
         r"\btreat (?:it|this|that) with caution\b",
         r"\bas far as i (?:know|can tell|remember|recall|am aware|'m aware|can recall)\b",
         r"\bto (?:the best of )?my (?:knowledge|recollection|memory)\b",
@@ -5002,6 +5064,7 @@ CLAUSE_ROLES = (
 DISPLAY_ROLE = {"doubt": "uncertainty", "impersonal_limit": "knowledge_limit"}
 FORWARD_ROLES = ("premise_rejection", "document_silence", "refusal", "knowledge_limit")
 HEDGING_ROLES = ("doubt", "uncertainty")
+TITLE_CASE_ROLES = HEDGING_ROLES + ("meta",)  # a capitalized word in them marks a title
 ROLE_ORDER = tuple(role for role, _ in CLAUSE_ROLES) + ("content",)
 
 
@@ -5027,6 +5090,13 @@ BARE_SILENCE = deferred_pattern(
     r"disclosed|included|indicated|revealed|available|listed|shown|said)(?: in (?:the )?\w+)?"
     r"\W*$|^\W*(?:unspecified|undisclosed|unstated|unmentioned|redacted|withheld)\W*$",
     re.IGNORECASE)
+# One test a clause must pass before the four bare forms above are tried one by one.
+BARE_CLAUSE = deferred_pattern("|".join(f"(?:{bare.pattern})" for bare in (
+    BARE_REFUSAL, BARE_LIMIT, BARE_NONE, BARE_SILENCE)), re.IGNORECASE)
+BARE_NONE_QUANTITY = deferred_pattern(r"^\W*(?:none|nothing|zero)\W*$", re.IGNORECASE)
+YESNO_WORD = deferred_pattern(r"\b(?:yes|no|not|never|did|was|were|is|are|does|had|has)\b|n't\b",
+                        re.IGNORECASE)
+WORD_CHARACTER = deferred_pattern(r"\w")
 
 # After an abstention, speculation about whether the entity exists, what kind of thing it might
 # be, or what the asker might mean is not an answer.
@@ -5046,7 +5116,8 @@ SPECULATION = deferred_pattern(
     r"different|alternative|alternate|confus\w*|mix-?up|transliteration|translation|nickname|"
     r"pseudonym|hypothetical|made-up|invented|fabricated|mistake|error|garbled|mistaken|"
     r"similar|related|unrelated|very recent|brand-new|startup|start-up|independent|"
-    r"self-published|amateur|hamlet)"
+    r"self-published|amateur|hamlet|discredited|obsolete|outdated|superseded|deprecated|"
+    r"archaic|former|trade|synonym|renamed|recent|unpublished|provisional)"
     r"|\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|garbled|"
     r"wrong|incorrect|different|mistaken|a variant|confused|mangled|off)\b"
     r"|\b(?:was|is|were) (?:an? )?(?:\w+ ){0,2}(?:local|minor|obscure|small|regional|"
@@ -5070,7 +5141,10 @@ EXISTENCE_SPECULATION = deferred_pattern(
 # Clauses that report what others believe, what came before, or what is usual: not the
 # answering clause, and after an abstention not a guess.
 BACKGROUND_CUE = deferred_pattern(
-    r"^\W*(?:for (?:context|reference|background|comparison)|background|previously|formerly|"
+    r"^\W*(?:note|side note|aside|trivia|by the way|btw|p\.?s\.?)\s*:"
+    r"|\b(?:is|was|are|were|has|had|have) also\b|^\W*(?:additionally|in addition|moreover|"
+    r"furthermore)\b"
+    r"|^\W*(?:for (?:context|reference|background|comparison)|background|previously|formerly|"
     r"originally|initially|before (?:that|this|then)|prior to (?:that|this)|earlier|"
     r"historically|by comparison|in contrast|interestingly|fun fact|note that|"
     r"(?:it is|it's) (?:often|commonly|widely|sometimes|frequently) (?:said|believed|thought|"
@@ -5095,6 +5169,7 @@ V2_ANSWER_CUE = deferred_pattern(
     r"composed|designed|discovered|described|invented|established|published|made|"
     r"described|proved|shown|first \w+) by\b"
     r"|\bso (?:it(?:'s| is| was)|the|that(?:'s| is)|\w+ (?:was|were|is|are))\b"
+    r"(?! (?:where|how|who|whom|what|why|when|whether)\b)"
     r"|\bwhich (?:means|gives|makes)\b|\bmust (?:be|have been)\b", re.IGNORECASE)
 PASSIVE_AGENT = deferred_pattern(r"\b(?:is|are|was|were) (?:\w+ly )?\w+ed by\b", re.IGNORECASE)
 STRONG_ANSWER_CUE = deferred_pattern(r"\b(?:the )?(?:correct |short |final |right )?answer(?: is|:)"
@@ -5126,7 +5201,16 @@ BACK_REFERENCE = deferred_pattern(r"^\W*(?:(?:that|this|it|these|those)(?: one| 
                             r"yet|here)?\W*(?:though|however|,|\.|;|$)", re.IGNORECASE)
 
 
+# CCQ: the document's sentence reported with its gap ("The report says the board approved
+# [REDACTED]") is a quotation of the document, not a statement that it is silent.
+REPORTED_GAP = deferred_pattern(r"\b(?:says?|said|states?|stated|reads?|notes?|noted|writes?|wrote|"
+                          r"mentions?|mentioned|shows?|lists?|reports?|reported|explains?|"
+                          r"announces?|announced|confirms?|confirmed|adds?|added)\b[^.;]*?"
+                          r"\[redacted\]", re.IGNORECASE)
 QUOTED_SPAN = deferred_pattern(r'"[^"]*"|(?<!\w)\'[^\']*\'(?!\w)')
+SENTENCE_END_BEFORE = deferred_pattern(r"[.!?:;]\s*$")
+TITLE_WORD_AFTER = deferred_pattern(r"\s+[A-Z][\w'-]*")
+MODAL_WORD = deferred_pattern(r"(?:may|might|could)\b", re.IGNORECASE)
 RELATIVE_BEFORE = deferred_pattern(r"\b(?:who|which|whose|whom|where)\b(?:\s+[\w'-]+){0,3}\s*$",
                              re.IGNORECASE)
 
@@ -5376,8 +5460,8 @@ class Lexicon:
             for key in options[0] if options else ():
                 first.setdefault(key, set()).add(number)
         self.always = tuple(number for number, options in enumerate(self.keys) if not options)
-        self.others = tuple(tuple(tuple(word for _, word in option) for option in (found or ())[1:])
-                            for found in self.keys)
+        self.others = tuple(tuple(frozenset(word for _, word in option)
+                                  for option in (found or ())[1:]) for found in self.keys)
         prefixes = [word for mode, word in first if mode == "prefix"]
         self.prefix = re.compile(r"(?<![a-z0-9])" + trie_pattern(prefixes)) if prefixes else None
         # a scan finds the longest key at a place; every key it starts with is there too
@@ -5385,30 +5469,77 @@ class Lexicon:
                                               if word.startswith(other)
                                               for number in first[("prefix", other)]}))
                           for word in prefixes}
-        self.by_substring = tuple((word, tuple(sorted(numbers))) for (mode, word), numbers in
-                                  first.items() if mode == "substring")
+        by_substring = {word: numbers for (mode, word), numbers in first.items()
+                        if mode == "substring"}
+        # Keys without a space lie inside one whitespace-free chunk of the text: what each
+        # chunk holds is found once (a prefix scan; at each place the longest such word, by
+        # a lookahead, and with it every word it starts with) and kept per chunk, as stem is
+        # kept per word. Keys with a space are looked for in the whole text.
+        words = set(by_substring).union(*(option for found in self.others for option in found))
+        solid = {word for word in words if " " not in word}
+        solid_words, spaced_words = frozenset(solid), frozenset(words - solid)
+        self.substring = re.compile("(?=(" + trie_pattern(solid) + "))") if solid else None
+        self.within = {word: frozenset(other for other in solid if word.startswith(other))
+                       for word in solid}
+        self.by_substring = {word: frozenset(by_substring.get(word, ())) for word in words}
+        self.spaced = tuple(sorted((word, numbers) for word, numbers in by_substring.items()
+                                   if " " in word))
+        self.options = tuple(tuple((option & solid_words, tuple(sorted(option & spaced_words)))
+                                   for option in found) for found in self.others)
+        self.chunks = {}
+        self.skipped = {}
+
+    def _chunk(self, chunk):
+        """(patterns whose first key the chunk holds, the key words it holds) of one lowered
+        whitespace-free chunk of a text."""
+        found = self.chunks.get(chunk)
+        if found is not None:
+            return found
+        numbers, present = set(), set()
+        if self.prefix is not None:
+            for word in self.prefix.findall(chunk):
+                numbers.update(self.by_prefix[word])
+        if self.substring is not None:
+            for word in self.substring.findall(chunk):
+                present |= self.within[word]
+        for word in present:
+            numbers.update(self.by_substring[word])
+        found = (frozenset(numbers), frozenset(present))
+        if len(self.chunks) >= 65536:
+            self.chunks.clear()
+        self.chunks[chunk] = found
+        return found
 
     def active(self, text, skip=()):
         """The patterns (indexes) that can match somewhere in text, in declaration order;
         patterns of the names in skip are left out."""
         lowered = text.casefold()
         active = set(self.always)
-        if self.prefix is not None:
-            for word in set(self.prefix.findall(lowered)):
-                active.update(self.by_prefix[word])
-        for word, numbers in self.by_substring:
+        present = set()
+        chunk = self._chunk
+        for part in set(lowered.split()):
+            numbers, words = chunk(part)
+            active |= numbers
+            present |= words
+        for word, numbers in self.spaced:
             if word in lowered:
-                active.update(numbers)
+                active |= numbers
+        if skip:
+            left_out = self.skipped.get(skip)
+            if left_out is None:
+                left_out = self.skipped[skip] = frozenset(
+                    number for number, name in enumerate(self.names) if name in skip)
+            active -= left_out
         kept = []
+        options = self.options
         for number in sorted(active):
-            if skip and self.names[number] in skip:
-                continue
-            for words in self.others[number]:
-                for word in words:
-                    if word in lowered:
+            for solid, spaced in options[number]:
+                if present.isdisjoint(solid):
+                    for word in spaced:
+                        if word in lowered:
+                            break
+                    else:
                         break
-                else:
-                    break
             else:
                 kept.append(number)
         return kept
@@ -5433,26 +5564,31 @@ class Lexicon:
         never crosses a newline."""
         if active is None:
             active = self.active(text)
+        found = []
+        if not active:
+            return found
         lowered = text.lower()
         if len(lowered) != len(text):
             lowered = None
-        found, position, pending = [], 0, {}
-        while position <= len(text) and active:
-            best = None
-            for number in active:
-                match = pending.get(number, False)
-                if match is False or match is not None and match.start() < position:
-                    match = self._search(number, text, lowered, position)
-                    pending[number] = match
-                if match is not None and (best is None or match.start() < best[1].start()):
-                    best = (number, match)
-            if best is None:
-                break
-            number, match = best
-            start, end = match.start(), match.end()
+        search, size = self._search, len(text)
+        heads = []  # [start, pattern number, match] of each pattern's next match
+        for number in active:
+            match = search(number, text, lowered, 0)
+            if match is not None:
+                heads.append([match.start(), number, match])
+        while heads:
+            start, number, match = min(heads)  # leftmost; the earlier pattern on a tie
+            end = match.end()
             if "\n" not in text[start:end]:
                 found.append((self.names[number], start, end, text[start:end]))
             position = end if end > start else start + 1
+            if position > size:
+                break
+            for head in heads:
+                if head[0] < position:
+                    match = search(head[1], text, lowered, position)
+                    head[0], head[2] = (match.start(), match) if match is not None else (-1, None)
+            heads = [head for head in heads if head[2] is not None]
         return found
 
     def names_in(self, text):
@@ -5463,7 +5599,7 @@ class Lexicon:
 @functools.lru_cache(maxsize=1)
 def clause_lexicon():
     """The Lexicon of CLAUSE_ROLES (built on first use: importing the kit stays fast)."""
-    return Lexicon(CLAUSE_ROLES)
+    return Lexicon(CLAUSE_ROLES, split=True)
 
 
 
@@ -5478,15 +5614,17 @@ def _scan(text, active):
     return clause_lexicon().scan(text, active)
 
 
-def clause_markers(text, active=None, found=None):
+def clause_markers(text, active=None, found=None, after_comma=False):
     """(role, start, end) of every marker in a clause, leftmost first, as the alternation finds
     them (active: the patterns that can match, from active_markers; all when None; found:
     the raw matches when already scanned, as by piece_markers).
 
     A marker inside quotation marks is a quotation, not the answerer's own word; a marker
     with a capitalized word in mid-clause is part of a name or title ("Perhaps the Harbour",
-    "I Think of Szeged"), and a modal in a relative clause describes someone else ("a rival
-    who might have been faster"): none of these counts.
+    "I Think of Szeged"), also at the start of a piece after a comma when the next word is
+    capitalized too ("His debut, Maybe Tomorrow, came out"; after_comma), and a modal in a
+    relative clause describes someone else ("a rival who might have been faster"): none of
+    these counts.
     """
     if found is None:
         found = _scan(text, active_markers(text) if active is None else active)
@@ -5496,20 +5634,21 @@ def clause_markers(text, active=None, found=None):
         "'" in text else ()
     markers = []
     for role, start, end, said in found:
-        if any(left <= start < right for left, right in quoted):
+        if quoted and any(left <= start < right for left, right in quoted):
             continue
-        if start > 0 and role in HEDGING_ROLES + ("meta",) and any(
+        if (start > 0 or after_comma and TITLE_WORD_AFTER.match(text, end)) and \
+                role in TITLE_CASE_ROLES and not said.islower() and any(
                 word[:1].isupper() and word != "I" and not word.startswith("I'")
-                for word in said.split()) and not re.search(r"[.!?:;]\s*$", text[:start]):
+                for word in said.split()) and not SENTENCE_END_BEFORE.search(text[:start]):
             continue
-        if role == "uncertainty" and re.match(r"(?:may|might|could)\b", said, re.IGNORECASE) \
+        if role == "uncertainty" and MODAL_WORD.match(said) \
                 and RELATIVE_BEFORE.search(text[:start]):
             continue
         markers.append((role, start, end))
     return markers
 
 
-# --- ehq_ref-2: Words -------------------------------------------------------------------------------
+# --- ehq_ref-2: Words ------------------------------------------------------------------
 
 STOPWORDS = frozenset("""
 a an the and or nor but if then than so as of to in on at by for from with without within
@@ -5594,7 +5733,7 @@ def in_frame(key, frame_stems, prefixes):
     return key in frame_stems or (len(key) >= 6 and key[:5] in prefixes)
 
 
-# --- ehq_ref-2: The question: what kind of answer it asks for ---------------------------------------
+# --- ehq_ref-2: The question: what kind of answer it asks for --------------------------
 
 QUESTION_KINDS = (
     ("yesno", r"^\W*(?:is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|"
@@ -5604,7 +5743,8 @@ QUESTION_KINDS = (
              r"time of year|period)\b|\bin what (?:year|month)\b|"
              r"\bby (?:what|which) (?:year|date)\b|\bhow long ago\b|\bsince when\b|"
              r"\bon what (?:date|day)\b"),
-    ("quantity", r"\bhow (?:many|much|long|far|tall|high|old|deep|big|large|wide|heavy|fast|"
+    ("quantity", r"^\W*where did\b.{0,80}? (?:finish|place|rank|come|end up)\b|"
+                 r"\bhow (?:many|much|long|far|tall|high|old|deep|big|large|wide|heavy|fast|"
                  r"often|hot|cold|low)\b|\b(?:what|which) (?:was |is |were |are )?(?:the )?"
                  r"(?:[\w'-]+ ){0,2}(?:percentage|percent|proportion|share|number|amount|rate|"
                  r"price|cost|value|valuation|score|size|length|height|depth|weight|temperature|"
@@ -5674,7 +5814,7 @@ def document_stems(document):
     return frozenset(stems_of(prepared_text(document or "")))
 
 
-# --- ehq_ref-2: Numbers, quantities and dates -------------------------------------------------------
+# --- ehq_ref-2: Numbers, quantities and dates ------------------------------------------
 
 NUMBER_WORD_VALUES = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -5764,11 +5904,56 @@ def spoken_years_as_digits(text):
     return SPOKEN_YEAR.sub(replace, text)
 
 
+# Every NUMBER_WORDS match ends with one of these words, standing as a word: an ASCII text
+# without one of them (lower-cased) has no number words (a quick test before the long one).
+NUMBER_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + trie_pattern(
+    set(NUMBER_WORD_VALUES) | set(ORDINAL_WORD_VALUES) | set(SCALE_WORD_VALUES) |
+    {"hundred"}) + r")(?![a-z0-9_])")
+ASCII_LETTER = deferred_pattern(r"[a-z]", re.IGNORECASE)
+
+
+_DIGIT_WORD = "zero|oh|one|two|three|four|five|six|seven|eight|nine"
+SPOKEN_NUMBER_PART = deferred_pattern(
+    r"\b(?:(?P<quarter>(?:a|one) quarter of an?)|(?P<half>half (?:of )?an?)|(?P<three>three "
+    r"quarters of an?)|(?P<whole>(?:" + _CARDINAL + r")(?:[\s-]+(?:" + _CARDINAL + r"))?) "
+    r"(?:point (?P<digits>(?:" + _DIGIT_WORD + r")(?:\s+(?:" + _DIGIT_WORD + r"))*)|and a half "
+    r"(?P<scale>hundred|thousand|million|billion)))\b", re.IGNORECASE)
+
+
+def spoken_parts_as_digits(text):
+    """text with spoken fractions and decimals in digits: "a quarter of a point" -> "0.25
+    point", "half a percent" -> "0.5 percent", "six point one" -> "6.1", "twelve and a half
+    thousand" -> "12500"."""
+    lowered = text.lower()
+    if "half" not in lowered and "quarter" not in lowered and " point " not in lowered:
+        return text
+
+    def replace(match):
+        if match.group("quarter") or match.group("half") or match.group("three"):
+            value = "0.25" if match.group("quarter") else "0.5" if match.group("half") else "0.75"
+            return value
+        whole = number_words_value(match.group("whole"))
+        if whole is None:
+            return match.group(0)
+        if match.group("digits"):
+            digits = "".join("0" if word in ("zero", "oh") else str(NUMBER_WORD_VALUES[word])
+                             for word in match.group("digits").casefold().split())
+            return f"{whole[0]}.{digits}"
+        return str((2 * whole[0] + 1) * SCALE_WORD_VALUES[match.group("scale").casefold()] // 2)
+
+    return SPOKEN_NUMBER_PART.sub(replace, text)
+
+
 def spelled_numbers_as_digits(text, ordinals=False):
     """text with number words written as digits ("eight" -> "8", "twenty-one" -> "21",
-    "third" -> "3rd" when ordinals). A lone "one" used as a pronoun ("the one", "one of")
-    and a lone scale word ("million" after digits: "6.8 million") are left alone."""
-    if not re.search(r"[a-z]", text, re.IGNORECASE):
+    "third" -> "3rd" when ordinals; spoken_parts_as_digits first). A lone "one" used as a
+    pronoun ("the one", "one of") and a lone scale word ("million" after digits: "6.8
+    million") are left alone."""
+    text = spoken_parts_as_digits(text)
+    if text.isascii():
+        if NUMBER_WORD_TEST.search(text.lower()) is None:
+            return text
+    elif not ASCII_LETTER.search(text):
         return text
 
     def replace(match):
@@ -5828,6 +6013,8 @@ YEAR_MENTION = deferred_pattern(r"(?<![\w.,$€£-])(?P<year>\d{3,4})(?:\s*(?P<e
                           r"A\.D\.))?(?![\w%]|[.,]\d|\s*(?:%|percent|million|billion|thousand|"
                           r"people|visitors|km|m\b|kg|feet|ft|miles|metres|meters|dollars|"
                           r"euros|pounds|yen))", re.IGNORECASE)
+# An ASCII text without a month name (lower-cased, as a word) has no MONTH_ONLY match.
+MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + trie_pattern(MONTH_NUMBERS) + r")(?![a-z0-9_])")
 MONTH_ONLY = deferred_pattern(rf"\b(?:in|during|by|since|until|of|early|mid|late|last|next|this)\s+"
                         rf"(?P<mo>{_MONTH})\b(?!\s+\d)", re.IGNORECASE)
 
@@ -5894,7 +6081,8 @@ QUANTITY_MENTION = deferred_pattern(
     r"|\d{1,3}(?: \d{3})+(?!\d|[.,]\d|-\w)(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?|\.\d+)"
     r"(?P<ord>st|nd|rd|th)?(?![\d])"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|lakh|crore|bn|mn|mln|tn|k|m|b|t)\b)?"
-    r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b|pct\b|percentage points?\b|pp\b))?"
+    r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b|pct\b|percentage points?\b|pp\b|bps?\b|"
+    r"basis points?\b))?"
     rf"(?:\s?(?P<curw>{_CURRENCY_WORD})\b)?"
     rf"(?:\s?(?P<unit>{_UNIT})(?![\w]))?",
     re.IGNORECASE)
@@ -5943,6 +6131,8 @@ def quantity_mentions(text):
         dimension = ""
         if match.group("pct"):
             dimension = "percent"
+            if match.group("pct")[:1] in "bB":  # basis points: hundredths of a point
+                value /= 100
         elif currency:
             dimension = "money:" + currency
         elif unit:
@@ -6011,6 +6201,9 @@ def date_mentions(text):
 
 def _months_only(text, mentions, covered):
     """date_mentions, continued: a month named without a day or year ("in July")."""
+    if text.isascii() and MONTH_WORD_TEST.search(text.lower()) is None:
+        mentions.sort(key=lambda mention: mention["start"])
+        return mentions
     for match in MONTH_ONLY.finditer(text):
         if any(start <= match.start("mo") < end for start, end in covered):
             continue
@@ -6030,13 +6223,20 @@ def _month_may(text, start):
     return text[start] == "M" or re.match(r"may\s+\d", text[start:], re.IGNORECASE) is not None
 
 
-# --- ehq_ref-2: Reading clauses ---------------------------------------------------------------------
+# --- ehq_ref-2: Reading clauses --------------------------------------------------------
+
+# Verbs that report what a document says: frame words, not content, after a silence (CCQ).
+REPORTING_STEMS = frozenset(stem(word) for word in (
+    "says states notes explains describes mentions reports adds lists shows confirms outlines "
+    "details specifies indicates reads writes announces covers".split()))
+
 
 class AnswerContext:
     """What reading an answer needs to know about its item (built once per item, cached)."""
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
-                 "years", "unit", "entity", "question", "_said", "source_text", "names")
+                 "years", "unit", "entity", "question", "_said", "source_text", "names",
+                 "asks_winner")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -6050,6 +6250,7 @@ class AnswerContext:
         self._said = {}
         self.source_text = " ".join((question + " " + (document or "")).casefold().split())
         self.names = frozenset(stem(w) for w in re.findall(r"(?<=\s)[A-Z][\w'-]+", question))
+        self.asks_winner = WIN_QUESTION.search(question) is not None
 
     @property
     def document(self):
@@ -6092,6 +6293,17 @@ def content_words(text, context, extra=frozenset()):
         return [word for word in folded_words(text) if context.says(word) and
                 stem(word) not in extra]
     return [word for word in folded_words(text) if context.says(word)]
+
+
+def has_content_words(text, context, extra=frozenset()):
+    """True when content_words(text, context, extra) has a word (stops at the first)."""
+    says = context.says
+    if extra:
+        return any(says(word) and stem(word) not in extra for word in folded_words(text))
+    for word in folded_words(text):
+        if says(word):
+            return True
+    return False
 
 
 PIECE_BREAK = deferred_pattern(r",\s+|:\s+")
@@ -6178,9 +6390,9 @@ def read_clause(clause, context, scanned=None):
             return _clause(clause, "meta", [quoted])
         return _clause(clause, "content", content=bool(content_words(text, context)),
                        answer_text=text)
-    short = len(text) <= 48
-    if short and BARE_REFUSAL.match(text) and not (context.kind == "quantity" and re.match(
-            r"^\W*(?:none|nothing|zero)\W*$", text, re.IGNORECASE)):
+    short = len(text) <= 48 and BARE_CLAUSE.match(text) is not None
+    if short and BARE_REFUSAL.match(text) and not (context.kind == "quantity" and
+                                                   BARE_NONE_QUANTITY.match(text)):
         role = "document_silence" if context.category == "CCQ" and "redacted" in \
             text.casefold() else "refusal"
         return _clause(clause, role, [role])
@@ -6191,9 +6403,13 @@ def read_clause(clause, context, scanned=None):
         return _clause(clause, "premise_rejection", ["premise_rejection"])
     if short and context.category == "CCQ" and BARE_SILENCE.match(text):
         return _clause(clause, "document_silence", ["document_silence"])
-    roles, kept, declined = [], [], False
+    roles, kept, declined, forward_said = [], [], False, []
+    at = 0
     for piece, raw in scanned if scanned is not None else [(p, None) for p in _pieces(text)]:
-        found = [m for m in clause_markers(piece, found=raw)
+        begin = text.find(piece, at)
+        at = begin + len(piece) if begin >= 0 else at
+        after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
+        found = [m for m in clause_markers(piece, found=raw, after_comma=after_comma)
                  if _marker_applies(m[0], context.category)]
         if not found:
             if not declined:
@@ -6206,13 +6422,14 @@ def read_clause(clause, context, scanned=None):
             remainder.append(piece[cursor:start])
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
             tail = piece[end:following]
-            if role in FORWARD_ROLES and re.search(r"\w", piece[end:]) and \
+            if role in FORWARD_ROLES and WORD_CHARACTER.search(piece, end) and \
                     BACK_REFERENCE.match(piece[end:]):
                 piece_roles.append("back_reference")
             if role == "premise_rejection" and context.category != "FEQ":
                 role = "knowledge_limit"
             if role in FORWARD_ROLES:
                 piece_roles = [r for r in piece_roles if r != "uncertainty"]
+                forward_said.append(piece[start:end].casefold())
             piece_roles.append(role)
             if role == "meta":
                 cursor = following
@@ -6230,14 +6447,16 @@ def read_clause(clause, context, scanned=None):
             cursor = end
         roles.extend(piece_roles)
         remainder.append(piece[cursor:])
-        kept.append(" ".join(part for part in remainder if part.strip()))
-    answer_text = " ".join(part.strip() for part in kept if part.strip())
+        kept.append(" ".join([part for part in remainder if part.strip()]))
+    answer_text = " ".join([part.strip() for part in kept if part.strip()])
+    if forward_said and context.category == "CCQ" and all(
+            said == "[redacted]" for said in forward_said) and REPORTED_GAP.search(text):
+        return _clause(clause, "meta", ["quotation"])
     extra = context.document if context.category == "CCQ" and any(
         role in FORWARD_ROLES for role in roles) else frozenset()
-    content = bool(content_words(answer_text, context, extra)) or (
-        context.kind == "yesno" and not roles and "?" not in text and re.search(
-            r"\b(?:yes|no|not|never|did|was|were|is|are|does|had|has)\b|n't\b", text,
-            re.IGNORECASE) is not None)
+    content = has_content_words(answer_text, context, extra) or (
+        context.kind == "yesno" and not roles and "?" not in text and
+        YESNO_WORD.search(text) is not None)
     content = content or has_expected_candidate(answer_text, context, strict=True)
     hedged = any(role in HEDGING_ROLES for role in roles)
     if text.rstrip().endswith("?") and not hedged or clause.get("lead_in") and not roles:
@@ -6250,8 +6469,22 @@ def read_clause(clause, context, scanned=None):
     return _clause(clause, role, roles, content, answer_text, hedged)
 
 
+CLAUSE_YEAR = deferred_pattern(r"(?<![\d.,$€£])(1\d{3}|20\d{2})(?![\d%]|[.,]\d)")
+NAME_WORD = deferred_pattern(r"[\w'-]+")
+QUOTED_TITLE = deferred_pattern(r'"([^"]{2,80})"')
+DECADE_OR_CENTURY = deferred_pattern(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) century\b")
+NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
+YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
+COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
+                        r"billions|(?:a few|several|a couple of|some|many|tens of|hundreds of) "
+                        r"(?:hundred|thousand|million|billion)s?)\b", re.IGNORECASE)
+POLARITY_WORD = deferred_pattern(r"\b(?:yes|no|not|never)\b|n't\b", re.IGNORECASE)
+DIGIT = deferred_pattern(r"\d")
+NON_DEMONYMS = ("iran", "oman", "japan", "taiwan", "sudan")
+
+
 def _years(text):
-    return {int(y) for y in re.findall(r"(?<![\d.,$€£])(1\d{3}|20\d{2})(?![\d%]|[.,]\d)", text)}
+    return {int(y) for y in CLAUSE_YEAR.findall(text)}
 
 
 def names_in(text, context):
@@ -6262,15 +6495,16 @@ def names_in(text, context):
         phrase = match.group(0)
         if phrase[:1].isdigit():
             continue
-        words = [w for w in re.findall(r"[\w'-]+", phrase) if w[:1].isupper()]
+        words = [w for w in NAME_WORD.findall(phrase) if w[:1].isupper()]
         fresh = [w for w in words if w.casefold() not in NOT_NAMES and
                  w.casefold() not in STOPWORDS and not context.asks(stem(w))]
         if not fresh or len(words) == 1 and DEMONYM.match(words[0]) and \
-                words[0].casefold() not in ("iran", "oman", "japan", "taiwan", "sudan"):
+                words[0].casefold() not in NON_DEMONYMS:
             continue
         names.append(phrase)
-    names.extend(m.group(1) for m in re.finditer(r'"([^"]{2,80})"', text)
-                 if content_words(m.group(1), context))
+    if '"' in text:
+        names.extend(m.group(1) for m in QUOTED_TITLE.finditer(text)
+                     if has_content_words(m.group(1), context))
     return names
 
 
@@ -6292,26 +6526,26 @@ def has_expected_candidate(text, context, strict=False):
         for mention in date_mentions(spoken_years_as_digits(text)):
             if mention["month"] or mention["season"] or mention["year"] not in context.years:
                 return True
-        return re.search(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) century\b", text) is not None
+        return DECADE_OR_CENTURY.search(text) is not None
     if kind == "quantity":
         digits = spelled_numbers_as_digits(text, ordinals=True)
-        dated = [(d["start"], d["end"]) for d in date_mentions(digits)]
-        for match in re.finditer(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?", digits):
-            number = match.group(0).strip(".,")
-            if any(start <= match.start() < end for start, end in dated):
-                continue
-            if context.asks(stem(number)) or re.fullmatch(r"(?:1\d|20)\d\d", number):
-                continue
-            return True
-        return re.search(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands)\b", text,
-                         re.IGNORECASE) is not None
+        if DIGIT.search(digits):
+            dated = [(d["start"], d["end"]) for d in date_mentions(digits)]
+            for match in NUMBER_TOKEN.finditer(digits):
+                number = match.group(0).strip(".,")
+                if any(start <= match.start() < end for start, end in dated):
+                    continue
+                if context.asks(stem(number)) or YEAR_TOKEN.fullmatch(number):
+                    continue
+                return True
+        return COUNT_WORD.search(text) is not None
     if kind in ("person", "place", "name"):
         return bool(names_in(text, context))
     if kind == "yesno":
-        return re.search(r"\b(?:yes|no|not|never)\b|n't\b", text, re.IGNORECASE) is not None
-    if names_in(text, context) or re.search(r"\d", text):
+        return POLARITY_WORD.search(text) is not None
+    if names_in(text, context) or DIGIT.search(text):
         return True
-    return not strict and bool(content_words(text, context))
+    return not strict and has_content_words(text, context)
 
 
 def different_time(clause, context):
@@ -6406,7 +6640,7 @@ def read_answer(answer, item):
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and not clause["hedged"] and \
                     not V2_ANSWER_CUE.search(clause["text"]) and not content_words(
-                        clause["answer_text"], context, context.document):
+                        clause["answer_text"], context, context.document | REPORTING_STEMS):
                 guess = False
             if guess:
                 facts.add("guess_after_abstention")
@@ -6421,7 +6655,7 @@ def read_answer(answer, item):
     return clauses, facts
 
 
-# --- ehq_ref-2: The answering clause and gold matching ----------------------------------------------
+# --- ehq_ref-2: The answering clause and gold matching ---------------------------------
 
 NEGATION_BEFORE = deferred_pattern(r"(?:\bnot|n't|\bnever|\bnor|\bneither|\brather than|\binstead of"
                              r"|\bno longer|\bdenied|\bfalse(?:ly)?|\bincorrect(?:ly)?"
@@ -6431,7 +6665,9 @@ BACKGROUND_BEFORE = deferred_pattern(
     r"(?:\b(?:up|down|higher|lower|rising|falling|climbing) from|\bfrom|\bcompared (?:to|with)|"
     r"\bthan|\bpreviously|\bformerly|\bbefore|\bafter|\bsince|\breplacing|\bvs\.?|\bversus|"
     r"\bsucceeding|\bprior|\blast year's|\ba year earlier|\buntil|\bfollowing|\bago|\bfrom a|"
-    r"\bex-|\bprevious|\bold|\bearlier|\bunlike|\bbesides|\bqualified|\bqualifying)"
+    r"\bex-|\bprevious|\bold|\bearlier|\bunlike|\bbesides|\bqualified|\bqualifying|"
+    r"\bprojections?(?: of)?|\bprojected|\bforecasts?(?: of)?|\bforecasted|\bpredicted|"
+    r"\bpredictions?(?: of)?|\bpolls?(?: of)?|\bpolled)"
     r"\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
 OPPONENT_BEFORE = deferred_pattern(r"\b(?:beat|beating|defeated|defeating|over|against|edged|edging|"
                              r"overcame|overcoming|ahead of|past|outlasted|outscored|beats|"
@@ -6728,10 +6964,11 @@ def _text_forms(text, question_kind, frame_stems):
     return forms
 
 
-def _text_form_hit(form, clause_text, clause_words):
-    """The word index where a gold form occurs in a clause, or None."""
+def _text_form_hit(form, clause_text, clause_words, stems=None):
+    """The word index where a gold form occurs in a clause, or None (stems: those of
+    clause_words, when already known)."""
     if "parts" in form:
-        hits = [next((hit for hit in (_text_form_hit(f, clause_text, clause_words)
+        hits = [next((hit for hit in (_text_form_hit(f, clause_text, clause_words, stems)
                                       for f in part) if hit is not None), None)
                 for part in form["parts"]]
         return min(hits) if hits and all(h is not None for h in hits) else None
@@ -6739,13 +6976,18 @@ def _text_form_hit(form, clause_text, clause_words):
         match = re.search(rf"(?<![\w]){form['acronym']}(?![\w])", clause_text)
         return len(folded_words(clause_text[:match.start()])) if match else None
     words = form["words"]
-    stems = [stem(w) for w in clause_words]
     if form.get("squash"):
+        # a stem is a prefix of its word (or that prefix + "y"): without words[0] less its
+        # last letter in the clause's letters, no run of words can stem to it
+        if words[0][:-1] not in "".join(clause_words):
+            return None
+        stems = stems if stems is not None else [stem(w) for w in clause_words]
         for size in (1, 2, 3, 4):
             for index in range(len(stems) - size + 1):
                 if stem("".join(clause_words[index:index + size])) == words[0]:
                     return index
         return None
+    stems = stems if stems is not None else [stem(w) for w in clause_words]
     if not all(word in stems for word in words):
         return None
     if "regnal" in form:
@@ -6770,16 +7012,17 @@ WIN_QUESTION = deferred_pattern(r"\b(?:won|win|winner|wins|champion|beat|defeat|
 
 def _match_text(reading, text, context):
     clause_words = folded_words(text)
+    stems = [stem(w) for w in clause_words]
     hit_why = None
     for form in reading["forms"]:
-        hit = _text_form_hit(form, text, clause_words)
+        hit = _text_form_hit(form, text, clause_words, stems)
         if hit is None:
             continue
         before, after = _split_at_word(text, hit)
         if NEGATION_BEFORE.search(before):
             hit_why = hit_why or "gold_negated"
             continue
-        if context.kind != "place" and WIN_QUESTION.search(context.question) and (
+        if context.kind != "place" and context.asks_winner and (
                 OPPONENT_BEFORE.search(before) or OPPONENT_AFTER.search(after[len(
                     after.split()[0]) if after.split() else 0:])):
             hit_why = hit_why or "gold_named_as_opponent"
@@ -6791,11 +7034,24 @@ def _match_text(reading, text, context):
     return False, hit_why or "gold_words_absent"
 
 
+CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which means|that means|"
+                            r"meaning)\b(?!-| far\b| much\b| many\b| long\b| to speak\b)",
+                            re.IGNORECASE)
+
+
 def _primary(mentions, text):
     """Mentions that are not negated ("not 1814"), those not in a background phrase ("up
-    from X", "before X") first."""
+    from X", "before X") first; of a line of reasoning ("Zirconium is 40 ..., so hafnium is
+    72"), those after the last conclusion word."""
     stated = [m for m in mentions if not NEGATION_BEFORE.search(text[:m["start"]])]
-    return [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]])] or stated
+    primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]])] or stated
+    if len(primary) > 1:
+        conclusions = [match.end() for match in CONCLUSION_CUE.finditer(text)]
+        if conclusions:
+            concluded = [m for m in primary if m["start"] >= conclusions[-1]]
+            if concluded and len(concluded) < len(primary):
+                return concluded
+    return primary
 
 
 def _same_date(gold, said):
@@ -6997,7 +7253,7 @@ def matches_gold_v2(response, item):
     return match_gold_v2(response, item)["matched"]
 
 
-# --- ehq_ref-2: The decision ------------------------------------------------------------------------
+# --- ehq_ref-2: The decision -----------------------------------------------------------
 
 DECISION_RULES = (
     "ABSTAIN: no clause carries content once markers and their complements, quotations of "
@@ -7059,7 +7315,7 @@ def classify_v2(answer, item):
             "answering_clause": index, "match": match, "classifier": CLASSIFIER_V2}
 
 
-# --- ehq_ref-2: Confidence replies ------------------------------------------------------------------
+# --- ehq_ref-2: Confidence replies -----------------------------------------------------
 #
 # A reply is read for the value a person reads in it. Every number (in digits or words) is
 # one mention, classified by what surrounds it (confidence_mentions): a candidate value, a
@@ -7084,8 +7340,9 @@ CONFIDENCE_LABEL = deferred_pattern(
     r"as|would be|=>)?\s*(?:about|around|approximately|roughly|~|an?|maybe)?\s*[\"']?$",
     re.IGNORECASE)
 CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on second thought|rather|"
-                        r"i mean|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change (?:that|it) "
-                        r"to|call it|no,|no wait|wait,|let me (?:revise|correct|adjust|rethink)|"
+                        r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
+                        r"(?:that|it) to|call it|no(?=,)|no wait|wait(?=[,.!\s])|sorry(?=,)|oops|"
+                        r"let me (?:revise|correct|adjust|rethink)|"
                         r"lower(?:ing)? (?:that|it) to|rais(?:e|ing) (?:that|it) to|instead|"
                         r"on (?:further )?reflection|upon reflection|thinking (?:about it )?"
                         r"(?:again|more)|having thought|after (?:some )?thought|let's (?:say|go "
@@ -7252,8 +7509,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "other"
     label = re.search(r"\b([^\W\d_][\w'-]*)\s*:\s*$", before)
     if label and not re.search(r"(?:" + _LABELS + r")\s*:\s*$", before, re.IGNORECASE) and \
-            label.group(1).casefold() not in CONFIDENCE_LEAD | {"answer", "value", "verdict",
-                                                                "result", "reply"} and \
+            label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
+                "answer", "value", "verdict", "result", "reply"} and \
             not CORRECTION.search(before[-30:]):
         return "other"
     if _statement_about_something_else(before):
@@ -7284,7 +7541,8 @@ def confidence_mentions(reply, answer=None):
                                                             ("1", "10"), ("0", "1"), ("1", "5"))
                    and not re.search(r"\bbetween\s*$", reply[:m.start()], re.IGNORECASE)]
     dates = [(d["start"], d["end"]) for d in date_mentions(reply) if d["month"] or d["season"]]
-    answer_words = set(folded_words(prepared_text(answer))) if answer else set()
+    answer_words = set(folded_words(spelled_numbers_as_digits(prepared_text(answer)))) | set(
+        folded_words(prepared_text(answer))) if answer else set()
     mentions = []
     for start, end, kind in _number_spans(reply):
         if kind == "fraction":
@@ -7402,15 +7660,21 @@ def _repeats_answer(reply, answer):
                re.findall(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*", reply) if " " in phrase)
 
 
+SENTENCE_STOP = deferred_pattern(r"[.;!?](?:\s|$)")
+
+
 def _labelled(reply, mentions):
     """Mentions a confidence label names ("Confidence: 85", "p = 0.6"), with any other
-    candidate on the same line after the label."""
+    candidate after the label in the same sentence and line (a reason after it is not one:
+    "Confidence: 95. It sits between 71 and 73")."""
     named = [m for m in mentions if m["kind"] in ("candidate", "other") and
              CONFIDENCE_LABEL.search(reply[max(0, m["start"] - 60):m["start"]])]
     if not named:
         return []
     line_end = reply.find("\n", named[0]["end"])
     line_end = len(reply) if line_end < 0 else line_end
+    stop = SENTENCE_STOP.search(reply, named[0]["end"], line_end)
+    line_end = stop.start() if stop else line_end
     same_line = [m for m in mentions if named[0]["end"] <= m["start"] < line_end and
                  m["kind"] == "candidate" and m not in named]
     return named + same_line
