@@ -8311,10 +8311,12 @@ def _n(value, digits=4):
 
 
 def sample_anchor(model, item):
-    """The anchor of one sample: "s-MODEL--ITEM" (other characters become "_" plus a short hash)."""
+    """The anchor of one sample: "s-MODEL--ITEM", or, when a character other than letters,
+    digits, "." "_" "-" had to become "_" (or the model holds "--"), that plus a short hash."""
     raw = f"{model}--{item}"
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", raw)
-    return f"s-{safe}" if safe == raw else f"s-{safe}-{sha256_hex(raw)[:8]}"
+    plain = safe == raw and "--" not in model
+    return f"s-{safe}" if plain else f"s-{safe}-{sha256_hex(canonical_json([model, item]))[:8]}"
 
 
 def sample_label(record):
@@ -8378,7 +8380,7 @@ border-radius:3px;padding:0 4px;text-align:center}
 .bar fieldset{display:inline-block;border:1px solid #ccc;margin:0 6px 6px 0;padding:3px 6px}
 .bar label{display:inline-block;border:1px solid #bbb;border-radius:3px;padding:1px 6px;
 margin:2px;cursor:pointer;background:#fafafa}
-#shown{font-weight:bold}
+#shown{font-weight:bold}.list .empty{display:none}
 .s .q::before{content:"Question: "}.s .g::before{content:"Gold: "}
 .s .w::before{content:"\\b7  withheld value: "}.s .p::before{content:"Prompt: "}
 .s .a::before{content:"Answer";display:block}.s .c::before{content:"Confidence reply";display:block}
@@ -8391,7 +8393,11 @@ HTML_SCRIPT = """
 var list=document.getElementById('sample-list');if(!list)return;
 var all=list.getElementsByClassName('s'),shown=document.getElementById('shown');
 function each(f){for(var i=0;i<all.length;i++){if(all[i].offsetParent!==null)f(all[i]);}}
-function count(){var n=0;each(function(){n++;});
+function count(){var groups=list.querySelectorAll('.gm,.gc'),i,n=0;
+for(i=0;i<groups.length;i++)groups[i].classList.remove('empty');
+each(function(){n++;});
+for(i=groups.length-1;i>=0;i--){var g=groups[i],s=g.getElementsByClassName('s'),k=0;
+for(var j=0;j<s.length&&!k;j++)if(s[j].offsetParent!==null)k=1;if(!k)g.classList.add('empty');}
 shown.textContent=n+' of '+all.length+' samples shown';}
 var actions=document.getElementById('sample-actions');
 [['open shown',true],['close shown',false]].forEach(function(a){
@@ -8809,7 +8815,7 @@ def _html_samples(run):
     flag_counts = collections.Counter(f[0] for fs in flags.values() for f in fs)
     model_index, category_index = {m: i for i, m in enumerate(models)}, \
         {c: i for i, c in enumerate(categories)}
-    groups = [("fm", [(f"fm{i}", f".g:not(.m{i})") for i in range(len(models))]),
+    groups = [("fm", [(f"fm{i}", f".gm:not(.m{i})") for i in range(len(models))]),
               ("fc", [(f"fc{i}", f".gc:not(.c{i})") for i in range(len(categories))]),
               ("fl", [(f"fl{SAMPLE_LABELS[name][0]}", f".s:not(.L{SAMPLE_LABELS[name][0]})")
                       for name in SAMPLE_LABELS if labels[name]]),
@@ -8842,7 +8848,7 @@ def _html_samples(run):
     listing = []
     for model in models:
         mine = [r for r in records if r["model"] == model]
-        listing.append(f'<div class="g m{model_index[model]}" data-model="{_h(model)}">'
+        listing.append(f'<div class="gm m{model_index[model]}" data-model="{_h(model)}">'
                        f"<h3>{_h(model)} <small>({len(mine)} samples)</small></h3>\n")
         for category in categories:
             inside = [r for r in mine if r["category"] == category]
@@ -9262,7 +9268,7 @@ def inspect_log(run, model):
 
 def _export_models(run, model):
     """The models to export: ``model`` (which the run must have) or all of the run's."""
-    models = [m for m in run.manifest["models"]]
+    models = list(run.manifest["models"])
     if model is None:
         return models
     if model not in models:
@@ -9490,9 +9496,10 @@ def read_inspect_log(path):
     if not is_number(version) or version > INSPECT_LOG_VERSION:
         raise InputError(f"expected Inspect log format version 1 or 2, got {describe(version)}",
                          source=path, path="$.version")
+    if not isinstance(log["eval"], dict):
+        raise InputError(f"expected an object, got {describe(log['eval'])}", source=path,
+                         path="$.eval")
     with reading(path):
-        require_object(log["eval"], "$.eval", optional=tuple(log["eval"])
-                       if isinstance(log["eval"], dict) else ())
         require_list(log.get("samples") or [], "$.samples")
     return log
 

@@ -115,7 +115,8 @@ class HtmlCase(TempDirTestCase):
             name="local", provider="openai_compatible", provider_model="local-model",
             base_url=server.base_url, requires_api_key=False, read_timeout=5.0)]}))
         return ehq_ref.run_evaluation(self.options(models=("local", "offline"),
-                                                   registry=registry))
+                                                   registry=registry,
+                                                   compare=(("local", "offline"),)))
 
 
 class HostileRunTest(HtmlCase):
@@ -213,7 +214,14 @@ class HostileRunTest(HtmlCase):
         self.assertEqual(by_class["fw"], sum(map(ehq_ref.confident_and_wrong, self.records)))
         self.assertGreater(by_class["fw"], 0)
         self.assertIn(".s:not(.fw){display:none}", self.text)
-        self.assertIn("#fm0:checked~.list .g:not(.m0){display:none}", self.text)
+        self.assertIn("#fm0:checked~.list .gm:not(.m0){display:none}", self.text)
+        for css, tag, attribute in (("gm", "div", "data-model"), ("gc", "div", None),
+                                    ("s", "details", "id")):  # what the filter rules hide
+            marked = [(t, a) for t, a in self.page.elements
+                      if css in (a.get("class") or "").split()]
+            self.assertTrue(marked)
+            self.assertEqual({t for t, _ in marked}, {tag}, css)
+            self.assertTrue(attribute is None or all(attribute in a for _, a in marked))
 
     def test_headline_flags_and_published_protocol(self):
         self.assertIn("published EHQ (ehq-1.1.4)", self.text)
@@ -226,6 +234,16 @@ class HostileRunTest(HtmlCase):
         self.assertNotIn('id="fig-targets"', self.text)
         self.assertIn("technical failure", self.text)
         self.assertIn("pcq_not_eligible", self.text)
+        d = self.result["summary"]["comparisons"][0]["difference"]["EHQ"]
+        self.assertIn(f"<td>local - offline</td><td>EHQ</td><td>"
+                      f"{ehq_ref._cell(d['estimate'], d['low'], d['high'])}", self.text)
+
+    def test_anchors_are_unique_and_name_model_and_item(self):
+        self.assertEqual(ehq_ref.sample_anchor("local", "HNQ-GEO-001"), "s-local--HNQ-GEO-001")
+        odd = {ehq_ref.sample_anchor(m, i) for m, i in (("a--b", "c"), ("a", "b--c"),
+                                                         ("a b", "c"), ("a_b", "c"))}
+        self.assertEqual(len(odd), 4)
+        self.assertTrue(all(re.fullmatch(r"s-[A-Za-z0-9._-]+", a) for a in odd))
 
     def test_report_rebuilds_the_same_bytes(self):
         output = self.case.path("again.html")
