@@ -8234,8 +8234,8 @@ def log_event_file(path, output, *, durable=True):
 # are radio buttons and checkboxes that CSS alone applies (":checked ~" rules),
 # so they work with JavaScript disabled; the small inline script only counts
 # what is shown, opens a sample named in the address and adds open/close
-# buttons. The page is a pure function of the run's files: reproducible runs
-# give identical bytes.
+# buttons (and hides groups a filter left empty). The page is a pure function
+# of the run's files: reproducible runs give identical bytes.
 
 HTML_REPORT = "report.html"
 HTML_CONFIDENT_LEVEL = 0.8  # "confident and wrong": CONFIDENT_WRONG stated at least this confident
@@ -8788,17 +8788,42 @@ def _html_sample(record, flags, targets):
             f'</summary><div class="b">{"".join(body)}</div></details>\n')
 
 
-def _filter_css(groups):
-    """The CSS that applies the sample filters: one rule per choice (see the section comment)."""
-    rules = []
-    for name, choices in groups:
-        for choice, hides in choices:
-            rules.append(f"#{choice}:checked~.list {hides}{{display:none}}")
-            rules.append(f"#{choice}:checked~.bar label[for={choice}]"
-                         "{background:#2f2f2f;color:#fff}")
-            rules.append(f"#{choice}:focus-visible~.bar label[for={choice}]"
-                         "{outline:2px solid #e6a700}")
-    return "\n".join(rules) + "\n"
+def sample_filters(records, models, categories):
+    """The filter groups of the sample browser: (group, legend, radio, [(input id, text with
+    its count, the selector of what it hides)]), declared once for the inputs, labels and CSS."""
+    labels = collections.Counter(sample_label(r) for r in records)
+    flags = collections.Counter(css for r in records for css, _, test in SAMPLE_FLAGS if test(r))
+    by_model = collections.Counter(r["model"] for r in records)
+    by_category = collections.Counter(r["category"] for r in records)
+    return [
+        ("fm", "model", True, [(f"fm{i}", f"{m} ({by_model[m]})", f".gm:not(.m{i})")
+                               for i, m in enumerate(models)]),
+        ("fc", "category", True, [(f"fc{i}", f"{c} ({by_category[c]})", f".gc:not(.c{i})")
+                                  for i, c in enumerate(categories)]),
+        ("fl", "label", True, [(f"fl{code}", f"{name} ({labels[name]})", f".s:not(.L{code})")
+                               for name, (code, _) in SAMPLE_LABELS.items() if labels[name]]),
+        ("only", "only", False, [(f"only-{css}", f"{text} ({flags[css]})", f".s:not(.{css})")
+                                 for css, text, _ in SAMPLE_FLAGS])]
+
+
+def _filter_html(filters):
+    """(inputs, bar of labels, CSS) of the filters: one hiding rule per choice, applied by CSS
+    alone when its input is checked (see the section comment)."""
+    inputs, bar, rules = [], [], []
+    for group, legend, radio, options in filters:
+        kind = "radio" if radio else "checkbox"
+        keys = ([(f"{group}-all", "all", None)] if radio else []) + options
+        for key, text, hides in keys:
+            inputs.append(f'<input type="{kind}" name="{group}" id="{key}"'
+                          + (" checked>" if hides is None else ">"))
+            if hides:
+                rules.append(f"#{key}:checked~.list {hides}{{display:none}}")
+            rules.append(f"#{key}:checked~.bar label[for={key}]{{background:#2f2f2f;color:#fff}}")
+            rules.append(f"#{key}:focus-visible~.bar label[for={key}]{{outline:2px solid #e6a700}}")
+        bar.append(f"<fieldset><legend>{_h(legend)}</legend>"
+                   + "".join(f'<label for="{key}">{_h(text)}</label>' for key, text, _ in keys)
+                   + "</fieldset>")
+    return "".join(inputs), "".join(bar), "\n".join(rules) + "\n"
 
 
 def _html_samples(run):
@@ -8810,41 +8835,11 @@ def _html_samples(run):
     targets = {}
     for t in run.target_records:
         targets.setdefault((t["model"], t["question_id"]), []).append(t)
-    flags = {id(r): [f for f in SAMPLE_FLAGS if f[2](r)] for r in records}
-    labels = collections.Counter(sample_label(r) for r in records)
-    flag_counts = collections.Counter(f[0] for fs in flags.values() for f in fs)
-    model_index, category_index = {m: i for i, m in enumerate(models)}, \
-        {c: i for i, c in enumerate(categories)}
-    groups = [("fm", [(f"fm{i}", f".gm:not(.m{i})") for i in range(len(models))]),
-              ("fc", [(f"fc{i}", f".gc:not(.c{i})") for i in range(len(categories))]),
-              ("fl", [(f"fl{SAMPLE_LABELS[name][0]}", f".s:not(.L{SAMPLE_LABELS[name][0]})")
-                      for name in SAMPLE_LABELS if labels[name]]),
-              ("only", [(f"only-{css}", f".s:not(.{css})") for css, _, _ in SAMPLE_FLAGS])]
-    inputs, bar = [], []
-    by_model = collections.Counter(r["model"] for r in records)
-    by_category = collections.Counter(r["category"] for r in records)
-    choices = {
-        "fm": ("model", [(f"fm{model_index[m]}", f"{m} ({by_model[m]})") for m in models]),
-        "fc": ("category", [(f"fc{category_index[c]}", f"{c} ({by_category[c]})")
-                            for c in categories]),
-        "fl": ("label", [(f"fl{SAMPLE_LABELS[name][0]}", f"{name} ({labels[name]})")
-                         for name in SAMPLE_LABELS if labels[name]]),
-        "only": ("only", [(f"only-{css}", f"{text} ({flag_counts[css]})")
-                          for css, text, _ in SAMPLE_FLAGS])}
-    for group, (legend, options) in choices.items():
-        radio = group != "only"
-        if radio:
-            inputs.append(f'<input type="radio" name="{group}" id="{group}-all" checked>')
-        inputs += [f'<input type="{"radio" if radio else "checkbox"}" name="{group}" id="{key}">'
-                   for key, _ in options]
-        labels_html = ([f'<label for="{group}-all">all</label>'] if radio else []) + \
-            [f'<label for="{key}">{_h(text)}</label>' for key, text in options]
-        bar.append(f"<fieldset><legend>{_h(legend)}</legend>{''.join(labels_html)}</fieldset>")
-    style = _filter_css(groups) + "".join(
-        f".L{code}{{border-left-color:{colour}}}.L{code} .lb{{background:{colour}}}\n"
-        for code, colour in SAMPLE_LABELS.values()) + "".join(
-        f"#{group}-all:checked~.bar label[for={group}-all]{{background:#2f2f2f;color:#fff}}\n"
-        for group in ("fm", "fc", "fl"))
+    inputs, bar, style = _filter_html(sample_filters(records, models, categories))
+    style += "".join(f".L{code}{{border-left-color:{colour}}}.L{code} .lb{{background:{colour}}}\n"
+                     for code, colour in SAMPLE_LABELS.values())
+    model_index = {m: i for i, m in enumerate(models)}
+    category_index = {c: i for i, c in enumerate(categories)}
     listing = []
     for model in models:
         mine = [r for r in records if r["model"] == model]
@@ -8856,15 +8851,15 @@ def _html_samples(run):
                 continue
             listing.append(f'<div class="gc c{category_index[category]}"><h4>{_h(category)} '
                            f"<small>({len(inside)})</small></h4>\n")
-            listing += [_html_sample(r, flags[id(r)], targets.get((model, r["question_id"])))
-                        for r in inside]
+            listing += [_html_sample(r, [f for f in SAMPLE_FLAGS if f[2](r)],
+                                     targets.get((model, r["question_id"]))) for r in inside]
             listing.append("</div>\n")
         listing.append("</div>\n")
     text = ("<h2 id=\"samples-title\">Samples</h2>\n<section id=\"samples\">\n"
             "<p>Every answer record, grouped by model and category. Click a sample to read it; "
             "each has an anchor (its <i>link</i>). The filters combine and work without "
             "JavaScript; the numbers in brackets count every sample.</p>\n"
-            + "".join(inputs) + "\n<div class=\"bar\">" + "".join(bar)
+            + inputs + "\n<div class=\"bar\">" + bar
             + '<p><span id="shown"></span> <span id="sample-actions"></span></p></div>\n'
             + '<div class="list" id="sample-list">\n' + "".join(listing) + "</div>\n"
             + "</section>\n")
