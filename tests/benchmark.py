@@ -300,6 +300,44 @@ def provider_run_ehq3000_50ms():
         server.wait(timeout=10)
 
 
+@benchmark
+def report_and_exports_ehq3000_three_models():
+    """report.html, the Inspect and lm-eval exports and the Inspect import of EHQ-3000 x 3."""
+    if not os.path.exists(EHQ3000):
+        print(f"report and exports of EHQ-3000: skipped ({EHQ3000} not found)")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        registry = os.path.join(folder, "models.json")
+        with open(registry, "w") as handle:
+            json.dump({"models": [{"name": name, "provider": "offline", "pcq_eligible": True,
+                                   "pcq_cutoff": "2024-01-01",
+                                   "provider_model": "offline-simulated-1"}
+                                  for name in ("a", "b", "c")]}, handle)
+        run = os.path.join(folder, "r")
+        _run_in_subprocess(["run", "--items", EHQ3000, "--registry", registry, "--model",
+                            "a,b,c", "--output", folder, "--run-id", "r", "--quiet",
+                            "--reproducible", "--no-cache", "--env-file",
+                            os.path.join(folder, "none")])
+        page = os.path.join(folder, "page.html")
+        code, seconds, peak = _run_in_subprocess(["report", run, "--output", page])
+        report(f"report (exit {code}, peak RSS {peak:.1f} MiB)",
+               f"9,000 samples, {os.path.getsize(page) / 1e6:.1f} MB", seconds, "samples", 9000)
+        logs = os.path.join(folder, "logs")
+        code, seconds, peak = _run_in_subprocess(["export", run, "--format", "inspect",
+                                                  "--output", logs])
+        size = sum(os.path.getsize(os.path.join(logs, n)) for n in os.listdir(logs))
+        report(f"export inspect (exit {code}, peak RSS {peak:.1f} MiB)",
+               f"3 logs, {size / 1e6:.1f} MB", seconds, "samples", 9000)
+        code, seconds, peak = _run_in_subprocess(["export", run, "--format", "lm-eval",
+                                                  "--output", os.path.join(folder, "lm")])
+        report(f"export lm-eval (exit {code}, peak RSS {peak:.1f} MiB)", "3 models",
+               seconds, "samples", 9000)
+        log = os.path.join(logs, sorted(os.listdir(logs))[0])
+        code, seconds, peak = _run_in_subprocess(["score", log, "--items", EHQ3000])
+        report(f"score an Inspect log (exit {code}, peak RSS {peak:.1f} MiB)",
+               "3,000 samples, 2,000 bootstrap resamples", seconds, "samples", 3000)
+
+
 def main(argv):
     wanted = argv[1:]
     print(
