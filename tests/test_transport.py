@@ -260,6 +260,14 @@ class ConnectionReuseTest(ServerCase):
         self.assertEqual((response.ok, response.attempts), (True, 2))
         self.assertEqual([c["requests"] for c in server.connections], [1, 2, 1])
 
+    def test_redirects_are_not_followed(self):
+        server = self.serve()
+        server.script(Reply(307, "", {"Location": server.base_url + "/elsewhere"}))
+        response = call(chat_route(server), self.transport())
+        self.assertEqual((response.ok, response.error_type, response.http_status,
+                          response.attempts), (False, "http", 307, 1))
+        self.assertEqual([r["path"] for r in server.requests], ["/v1/chat/completions"])
+
     def test_response_size_cap_without_content_length(self):
         server = self.serve()
         transport, route = self.transport(), chat_route(server)
