@@ -27,8 +27,10 @@ SECTIONS, in dependency order (search for "# === Name"; each uses only earlier o
                       the embedded example items, CSV and multiple-choice items
     Classification    classifiers ehq-1.1.4 and ehq_ref-1, gold matching, confidence
                       parsing, "I don't know", quotes, injection traps, the judge prompt
-    Providers         routes, adapters (openai, openai_compatible, huggingface, gemini,
-                      vertex, anthropic, offline), urllib transport, retries, limiter, secrets
+    Providers         routes (registry or PROVIDER:MODEL flags), adapters (openai,
+                      openai_compatible, huggingface, gemini, vertex, anthropic, offline),
+                      kept-alive HTTP(S) transport, retries, rate-limit headers, limiter,
+                      adaptive concurrency, workers, secrets, route checks
     Runner            prompts, the per-item pipeline, cache, run directory, resume,
                       progress, verification, status, study set-up
     Reports           summaries, CSV, gate, SVG figures, LaTeX, report.md, the HTML report,
@@ -39,6 +41,7 @@ SECTIONS, in dependency order (search for "# === Name"; each uses only earlier o
 SUBCOMMANDS
 
     run          evaluate models on items; write a verifiable run directory
+    routes       list model routes; --check makes one tiny real request per route
     score        EHQ (+ selective numbers) of labelled records; CHI / Q_M inputs; the
                  answers of an Inspect AI log (--items)
     validate     check an item file and report its release identity
@@ -119,20 +122,22 @@ class _Deferred:
 
 base64 = _Deferred("base64", "base64")
 calendar = _Deferred("calendar", "calendar")
-concurrent_futures = _Deferred("concurrent.futures", "concurrent_futures")
 csv = _Deferred("csv", "csv")
+datetime = _Deferred("datetime", "datetime")
 decimal = _Deferred("decimal", "decimal")
 email_utils = _Deferred("email.utils", "email_utils")
 fractions = _Deferred("fractions", "fractions")
 html_lib = _Deferred("html", "html_lib")
 http_client = _Deferred("http.client", "http_client")
+queue = _Deferred("queue", "queue")
 saxutils = _Deferred("xml.sax.saxutils", "saxutils")
+select = _Deferred("select", "select")
 shutil = _Deferred("shutil", "shutil")
+signal = _Deferred("signal", "signal")
 socket = _Deferred("socket", "socket")
 ssl = _Deferred("ssl", "ssl")
 statistics = _Deferred("statistics", "statistics")
 tempfile = _Deferred("tempfile", "tempfile")
-urllib_error = _Deferred("urllib.error", "urllib_error")
 urllib_parse = _Deferred("urllib.parse", "urllib_parse")
 urllib_request = _Deferred("urllib.request", "urllib_request")
 
@@ -144,14 +149,17 @@ except ImportError:  # pragma: no cover - Windows
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaptiveConcurrency",
     "aurc",
     "AXES",
     "brier_score",
+    "Budget",
     "calibration_table",
     "call_model",
     "canonical_json",
     "CATEGORIES",
     "ChainedLog",
+    "check_route",
     "chi",
     "CLASSIFIERS",
     "classify",
@@ -166,6 +174,7 @@ __all__ = [
     "export_run",
     "gate_report",
     "hash_value",
+    "HTTPTransport",
     "human_similarity",
     "InputError",
     "IntegrityError",
@@ -8043,13 +8052,15 @@ def parse_judge_grade(reply):
 # A provider is one wire format, declared once as a ProviderSpec (default base
 # URL, key variable, whether a key is needed, request builder, reply parser, how
 # it reports reasoning, error-envelope reader); PROVIDER_SPECS is what the rest
-# iterates over. A route (one entry of a model registry) names a provider, a
-# model and generation settings. call_model() sends one Request through the
-# route's spec over a transport (urllib for HTTP; the offline model answers
-# in-process, on the same path), under a RetryPolicy and a shared RateLimiter,
-# and returns a Response. Keys come from the environment (or a .env file that
-# never overrides it) and never appear in any output, event, error message,
-# manifest or hash input.
+# iterates over. A route (one entry of a model registry, or PROVIDER:MODEL given
+# as flags) names a provider, a model and generation settings. call_model()
+# sends one Request through the route's spec over a transport (kept-alive
+# http.client connections for HTTP(S); the offline model answers in-process, on
+# the same path), under a RetryPolicy and a shared RateLimiter that also paces by
+# the server's rate-limit headers, and returns a Response. map_concurrently runs
+# the workers (a fixed number, or AdaptiveConcurrency for --concurrency auto).
+# Keys come from the environment (or a .env file that never overrides it) and
+# never appear in any output, event, error message, manifest or hash input.
 
 ANTHROPIC_VERSION = "2023-06-01"
 REASONING_MODES = ("disabled", "enabled", "provider_default")
@@ -8574,7 +8585,7 @@ class OfflineTransport:
     def __init__(self, seed=0):
         self.seed = seed
 
-    def post(self, url, headers, body, *, connect_timeout=None, read_timeout=None):
+    def post(self, url, headers, body, *, connect_timeout=None, read_timeout=None, ca_file=None):
         """Return (200, {}, the model's reply as chat-completions JSON data)."""
         request = body
         text, behaviour = offline_reply(self.seed, request)
@@ -8587,6 +8598,90 @@ class OfflineTransport:
                              "prompt_tokens_details": {"cached_tokens": 0}, "cost": 0.0},
                    "simulation": {"simulated": True, "behaviour": behaviour}}
         return 200, {}, payload
+
+
+# --- Rate-limit headers -----------------------------------------------------------------
+#
+# What a server says is left of its rate limits, read from the headers of every
+# reply by the reader its ProviderSpec names (``budget``). The limiter spreads
+# what is left over the time to the reset (RateLimiter.observe).
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """A server's remaining requests and tokens, and the seconds until each is restored.
+
+    None where the server did not say.
+    """
+
+    requests: int | None = None
+    tokens: int | None = None
+    requests_reset: float | None = None
+    tokens_reset: float | None = None
+
+
+_GO_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?)(h|ms|us|\u00b5s|ns|m|s)")
+_GO_DURATION_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6,
+                      "ns": 1e-9}
+
+
+def go_duration(text):
+    """Seconds of a Go duration ("1s", "6m0s", "20ms", "1h2m3.5s"; a bare number is seconds).
+
+    None when ``text`` is neither.
+    """
+    text = (text or "").strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    parts = _GO_DURATION_PART.findall(text)
+    if not parts or "".join(number + unit for number, unit in parts) != text:
+        return None
+    return sum(float(number) * _GO_DURATION_UNITS[unit] for number, unit in parts)
+
+
+def rfc3339_seconds(text):
+    """Epoch seconds of an RFC 3339 time such as 2025-10-25T12:01:00Z (None when unreadable)."""
+    try:
+        when = datetime.datetime.fromisoformat((text or "").strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when.timestamp() if when.tzinfo is not None else None
+
+
+def _remaining(value):
+    """A remaining-count header as an int >= 0 (None when absent or not a number)."""
+    try:
+        return max(0, int(float(value)))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def openai_budget(headers, now):
+    """x-ratelimit-remaining-requests / -tokens with x-ratelimit-reset-requests / -tokens.
+
+    The resets are Go durations (OpenAI, Groq and other compatible servers).
+    """
+    budget = Budget(_remaining(headers.get("x-ratelimit-remaining-requests")),
+                    _remaining(headers.get("x-ratelimit-remaining-tokens")),
+                    go_duration(headers.get("x-ratelimit-reset-requests")),
+                    go_duration(headers.get("x-ratelimit-reset-tokens")))
+    return budget if budget != Budget() else None
+
+
+def anthropic_budget(headers, now):
+    """anthropic-ratelimit-requests-* and the tightest of its -tokens, -input-tokens and
+    -output-tokens budgets; the resets are RFC 3339 times (seconds from ``now``)."""
+    def reset(name):
+        when = rfc3339_seconds(headers.get(f"anthropic-ratelimit-{name}-reset"))
+        return None if when is None else max(0.0, when - now)
+
+    tokens = [(left, reset(name)) for name in ("tokens", "input-tokens", "output-tokens")
+              for left in [_remaining(headers.get(f"anthropic-ratelimit-{name}-remaining"))]
+              if left is not None]
+    tightest = min(tokens, key=lambda pair: pair[0]) if tokens else (None, None)
+    budget = Budget(_remaining(headers.get("anthropic-ratelimit-requests-remaining")),
+                    tightest[0], reset("requests"), tightest[1])
+    return budget if budget != Budget() else None
 
 
 # --- Provider specs -----------------------------------------------------------------
@@ -8608,23 +8703,27 @@ class ProviderSpec:
     reasoning: str           # how its replies report reasoning or thought tokens
     error_text: object = _error_text  # payload -> the provider's own error message
     local: bool = False      # answered in-process (no HTTP, no cache)
+    budget: object = None    # (reply headers, now) -> Budget or None: its rate-limit headers
 
 
 PROVIDER_SPECS = {spec.name: spec for spec in (
     ProviderSpec("openai", build_openai, parse_openai, "https://api.openai.com/v1",
-                 "OPENAI_API_KEY", True, "usage.output_tokens_details.reasoning_tokens"),
+                 "OPENAI_API_KEY", True, "usage.output_tokens_details.reasoning_tokens",
+                 budget=openai_budget),
     ProviderSpec("openai_compatible", build_chat, parse_chat, None,
                  "OPENAI_COMPATIBLE_API_KEY", False,
-                 "usage.completion_tokens_details.reasoning_tokens"),
+                 "usage.completion_tokens_details.reasoning_tokens", budget=openai_budget),
     ProviderSpec("huggingface", build_chat, parse_chat, "https://router.huggingface.co/v1",
-                 "HF_TOKEN", True, "usage.completion_tokens_details.reasoning_tokens"),
+                 "HF_TOKEN", True, "usage.completion_tokens_details.reasoning_tokens",
+                 budget=openai_budget),
     ProviderSpec("gemini", build_gemini, parse_gemini,
                  "https://generativelanguage.googleapis.com", "GEMINI_API_KEY", True,
                  "usageMetadata.thoughtsTokenCount and thought parts"),
     ProviderSpec("vertex", build_vertex, parse_gemini, None, "GOOGLE_ACCESS_TOKEN", True,
                  "usageMetadata.thoughtsTokenCount and thought parts"),
     ProviderSpec("anthropic", build_anthropic, parse_anthropic, "https://api.anthropic.com",
-                 "ANTHROPIC_API_KEY", True, "thinking and redacted_thinking content blocks"),
+                 "ANTHROPIC_API_KEY", True, "thinking and redacted_thinking content blocks",
+                 budget=anthropic_budget),
     ProviderSpec("offline", build_offline, parse_offline, None, None, False,
                  "never reasons (usage reports 0)", local=True),
 )}
@@ -8635,7 +8734,12 @@ PROVIDERS = tuple(PROVIDER_SPECS)
 
 @dataclasses.dataclass(frozen=True)
 class Route:
-    """One registered model route. Secrets are never stored here, only the env variable name."""
+    """One registered model route. Secrets are never stored here, only the env variable name.
+
+    ``ca_file`` names a PEM bundle of the certificate authorities trusted for this
+    route's HTTPS endpoint (a private endpoint); without it the system store is
+    used. Certificates and host names are verified either way.
+    """
 
     name: str
     provider: str
@@ -8662,6 +8766,7 @@ class Route:
     max_tokens_field: str = "max_tokens"
     connect_timeout: float = 10.0
     read_timeout: float = 120.0
+    ca_file: str | None = None
     price_input_per_million: float | None = None
     price_output_per_million: float | None = None
     headers: tuple = ()
@@ -8757,6 +8862,54 @@ def route_from_dict(data, path="$"):
     if route.provider == "openai_compatible" and not route.base_url:
         raise InputError("an openai_compatible route needs a base_url", path=path)
     return route
+
+
+def split_flag_route(name):
+    """(provider, model) of a ``PROVIDER:MODEL`` name, or None when ``name`` is not one."""
+    provider, colon, model = name.partition(":")
+    return (provider, model) if colon and provider in PROVIDER_SPECS else None
+
+
+def flag_route(name, base_url=None, api_key_env=None):
+    """The Route of a ``PROVIDER:MODEL`` name given on the command line (None for other names).
+
+    PROVIDER is any of PROVIDERS; MODEL is the rest (it may hold colons, as in
+    huggingface:meta-llama/Llama-3.1-8B-Instruct:fastest or openai_compatible:llama3.2:3b).
+    ``base_url`` and ``api_key_env`` come from --base-url and --api-key-env; every other
+    setting is a registry route's default. The route is named after the whole text.
+    """
+    if split_flag_route(name) is None:
+        return None
+    provider, model = split_flag_route(name)
+    if not model.strip():
+        raise InputError(f"expected PROVIDER:MODEL, got {name!r} (the model is missing)",
+                         path="--model")
+    if provider == "openai_compatible" and not base_url:
+        raise InputError(f"{name} needs --base-url URL (the server's /v1 address)", path="--model")
+    entry = {"name": name, "provider": provider, "provider_model": model, "base_url": base_url,
+             "api_key_env": api_key_env}
+    return route_from_dict({key: value for key, value in entry.items() if value is not None},
+                           f"--model {name}")
+
+
+def resolve_route(name, routes, base_url=None, api_key_env=None, what="model"):
+    """The route called ``name``: a registered one, else a PROVIDER:MODEL route from flags."""
+    if name in routes:
+        return routes[name]
+    route = flag_route(name, base_url, api_key_env)
+    if route is None:
+        raise InputError(f"unknown {what} {name!r}; registered: {', '.join(sorted(routes))}; "
+                         f"or give PROVIDER:MODEL with PROVIDER one of {', '.join(PROVIDERS)}")
+    return route
+
+
+def check_route_flags(names, routes, base_url=None, api_key_env=None):
+    """--base-url and --api-key-env shape PROVIDER:MODEL routes only: refuse them without one."""
+    flagged = [name for name in names if name not in routes and split_flag_route(name)]
+    for flag, value in (("--base-url", base_url), ("--api-key-env", api_key_env)):
+        if value is not None and not flagged:
+            raise InputError(f"{flag} applies to PROVIDER:MODEL routes (such as "
+                             f"openai_compatible:MODEL_ID), and none was given")
 
 
 # The offline route is PCQ-eligible with a simulated cutoff, so an offline run
@@ -8908,68 +9061,28 @@ class Secrets:
 
 
 # --- Transport ----------------------------------------------------------------------------
+#
+# HTTPTransport keeps its HTTP/1.1 connections open between calls. Each thread
+# has a small pool, keyed by (scheme, host, port, proxy, CA file), so a worker
+# reuses one connection per endpoint and a run opens about one per worker
+# instead of one per call (with HTTPS, each new one costs a TLS handshake).
+#   - a pooled connection the server closed while it was idle is seen before
+#     reuse (its socket is readable) and replaced by a fresh one;
+#   - if the server closes it just as a request is sent (no status line came
+#     back), the request is sent once more on a fresh connection; this is not a
+#     retry attempt (the server never answered);
+#   - "Connection: close", a timeout, a protocol error or a cut body discard it.
+# TLS contexts (always verifying certificates and host names) are built once per
+# CA file. Environment proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY; read once per
+# origin and transport) are used, CONNECT for HTTPS, except for loopback hosts,
+# and a proxy URL's user:password is sent as Basic proxy authorization.
+# Redirects are never followed (an API POST must not silently turn into a GET).
+# abort() shuts every socket down at once (Ctrl+C): the calls in flight raise
+# Cancelled instead of failing.
 
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
-
-
-@functools.cache
-def _urllib_handlers():
-    """(plain, secure, proxy) urllib handler classes with separate connect and read timeouts.
-
-    Built on first use, so importing the kit does not import urllib, http.client or ssl.
-    """
-
-    class TimedHTTPConnection(http_client.HTTPConnection):
-        """HTTPConnection that connects under one timeout and then reads under another."""
-
-        def __init__(self, *args, read_timeout=None, **kwargs):
-            super().__init__(*args, **kwargs)
-            self._read_timeout = read_timeout
-
-        def connect(self):
-            super().connect()
-            self.sock.settimeout(self._read_timeout)
-
-    class TimedHTTPSConnection(http_client.HTTPSConnection):
-        """HTTPSConnection (certificates verified) with separate connect and read timeouts."""
-
-        def __init__(self, *args, read_timeout=None, **kwargs):
-            super().__init__(*args, **kwargs)
-            self._read_timeout = read_timeout
-
-        def connect(self):
-            super().connect()
-            self.sock.settimeout(self._read_timeout)
-
-    class TimedHTTPHandler(urllib_request.HTTPHandler):
-        def __init__(self, read_timeout):
-            super().__init__()
-            self.read_timeout = read_timeout
-
-        def http_open(self, req):
-            opener = functools.partial(TimedHTTPConnection, read_timeout=self.read_timeout)
-            return self.do_open(opener, req)
-
-    class TimedHTTPSHandler(urllib_request.HTTPSHandler):
-        def __init__(self, context, read_timeout):
-            super().__init__(context=context)
-            self.read_timeout = read_timeout
-            self.tls_context = context
-
-        def https_open(self, req):
-            opener = functools.partial(TimedHTTPSConnection, read_timeout=self.read_timeout,
-                                       context=self.tls_context)
-            return self.do_open(opener, req)
-
-    class LoopbackBypassingProxyHandler(urllib_request.ProxyHandler):
-        """Environment proxies, except for loopback hosts (a local server is never proxied)."""
-
-        def proxy_open(self, req, proxy, kind):
-            if req.host.split(":")[0].strip("[]") in ("127.0.0.1", "localhost", "::1"):
-                return None
-            return super().proxy_open(req, proxy, kind)
-
-    return TimedHTTPHandler, TimedHTTPSHandler, LoopbackBypassingProxyHandler
+POOL_SIZE = 8  # idle connections a thread keeps; the least recently used is closed first
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class TransportError(Exception):
@@ -8980,80 +9093,288 @@ class TransportError(Exception):
         self.kind = kind
 
 
-class HTTPTransport:
-    """POST JSON over urllib.request with connect/read timeouts and verified HTTPS.
+class Cancelled(Exception):
+    """The run was interrupted: a call in flight, or one waiting for the limiter or a worker,
+    gave up."""
 
-    Redirects are not followed (an API POST must not silently turn into a GET);
-    environment proxies are honoured except for loopback hosts.
+
+def proxy_for(scheme, host, port):
+    """The environment's proxy URL for an origin (HTTP(S)_PROXY less NO_PROXY), else None.
+
+    Loopback hosts are never proxied: a local server is reached directly.
+    """
+    if host in LOOPBACK_HOSTS or host.startswith("127."):
+        return None
+    proxy = urllib_request.getproxies().get(scheme)
+    if not proxy or urllib_request.proxy_bypass(f"{host}:{port}"):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"
+
+
+def _proxy_authorization(proxy):
+    """{"Proxy-Authorization": "Basic ..."} for a proxy URL with user:password@, else {}."""
+    parts = urllib_parse.urlsplit(proxy)
+    if parts.username is None:
+        return {}
+    pair = f"{urllib_parse.unquote(parts.username)}:{urllib_parse.unquote(parts.password or '')}"
+    return {"Proxy-Authorization": "Basic " + base64.b64encode(pair.encode()).decode("ascii")}
+
+
+def _idle_connection_closed(sock):
+    """Whether an idle kept-alive socket is readable: the server closed it (or sent stray bytes)."""
+    try:
+        if getattr(sock, "pending", None) and sock.pending():
+            return True
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(sock, select.POLLIN | select.POLLPRI)  # hang-ups always reported
+            return bool(poller.poll(0))
+        return bool(select.select([sock], [], [], 0)[0])  # pragma: no cover - Windows
+    except (OSError, ValueError):
+        return True
+
+
+def _closed_before_reply(error):
+    """Whether ``error`` means the server closed the connection before sending a status line."""
+    return isinstance(error, (http_client.RemoteDisconnected, ConnectionResetError,
+                              BrokenPipeError, ConnectionAbortedError, ssl.SSLEOFError,
+                              ssl.SSLZeroReturnError))
+
+
+def _transport_failure(error, host, ca_file):
+    """The TransportError for an exception raised before a whole response arrived.
+
+    None for anything else (Ctrl+C, a programming error), which is raised as it is.
+    """
+    if isinstance(error, TransportError):
+        return error
+    if isinstance(error, (socket.timeout, TimeoutError)):
+        return TransportError("timeout", f"timed out ({error or 'no data'})")
+    if isinstance(error, ssl.SSLCertVerificationError):
+        trusted = f"the CA file {ca_file}" if ca_file else "the system certificate store"
+        return TransportError("tls", f"TLS certificate verification failed for {host}: "
+                                     f"{error.verify_message or error.reason} (trusted: {trusted})")
+    if isinstance(error, ssl.SSLError):
+        return TransportError("tls", f"TLS error: {error.reason or error}")
+    if isinstance(error, (http_client.HTTPException, OSError)):
+        return TransportError("transport",
+                              f"connection failed: {type(error).__name__}: {error}")
+    return None
+
+
+def _read_reply(reply):
+    """(status, lower-cased headers, body bytes, reusable) of a response of at most
+    MAX_RESPONSE_BYTES.
+
+    A body cut short raises IncompleteRead; a body too large raises TransportError.
+    """
+    declared = reply.getheader("Content-Length")
+    too_large = TransportError("transport", f"response larger than {MAX_RESPONSE_BYTES} bytes")
+    if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+        raise too_large
+    if declared and declared.isdigit():
+        data = reply.read()  # raises IncompleteRead when the body is cut short
+    else:  # chunked or delimited by closing: read at most the limit
+        data = reply.read(MAX_RESPONSE_BYTES + 1)
+    if len(data) > MAX_RESPONSE_BYTES:
+        raise too_large
+    headers = {k.lower(): v for k, v in reply.getheaders()}
+    return reply.status, headers, data, reply.isclosed() and not reply.will_close
+
+
+class HTTPTransport:
+    """POST JSON over kept-alive http.client connections (see the banner of this subsection).
+
+    ``context`` is the TLS context for routes without a CA file (default: the
+    system store, verifying). ``opened``, ``reconnects`` (pooled connections found
+    closed) and ``resent`` (requests sent again after the server closed as they
+    were sent) count what happened.
     """
 
     def __init__(self, context=None):
-        self._context = context
+        self._contexts = {} if context is None else {None: context}
         self._lock = threading.Lock()
-        self._openers = threading.local()
+        self._pools = {}  # thread ident -> {pool key: idle connection}, least recent first
+        self._live = set()  # every open connection, idle or in use (for abort and close)
+        self._generation = 0  # raised by abort(): calls begun before it are cancelled
+        self._proxies = {}  # (scheme, host, port) -> proxy URL or None
+        self.opened = self.reconnects = self.resent = 0
 
     @property
     def context(self):
-        """The TLS context (certificates and host names verified), created on first use."""
+        """The TLS context of the system store (certificates and host names verified)."""
+        return self.tls_context(None)
+
+    def tls_context(self, ca_file=None):
+        """The verifying TLS context trusting ``ca_file`` (None: the system store), built once."""
         with self._lock:
-            if self._context is None:
-                self._context = ssl.create_default_context()
-            return self._context
+            context = self._contexts.get(ca_file)
+            if context is None:
+                try:
+                    context = ssl.create_default_context(cafile=ca_file)
+                except (OSError, ssl.SSLError) as error:
+                    raise TransportError("tls",
+                                         f"cannot load the CA file {ca_file}: {error}") from None
+                self._contexts[ca_file] = context
+            return context
 
-    def _opener(self, read_timeout, secure):
-        """A urllib opener for this thread and read timeout (built once, reused)."""
-        cache = self._openers.__dict__.setdefault("by_key", {})
-        key = (read_timeout, secure)
-        if key not in cache:
-            plain, secure_handler, proxy = _urllib_handlers()
-            opener = urllib_request.OpenerDirector()
-            handlers = [proxy(), plain(read_timeout)]
-            if secure:
-                handlers.append(secure_handler(self.context, read_timeout))
-            for handler in handlers:
-                opener.add_handler(handler)
-            cache[key] = opener
-        return cache[key]
-
-    def post(self, url, headers, body, *, connect_timeout=10.0, read_timeout=120.0):
+    def post(self, url, headers, body, *, connect_timeout=10.0, read_timeout=120.0,
+             ca_file=None):
         """POST ``body`` (JSON data) as canonical JSON; return (status, lower-cased headers, body bytes).
 
-        Raises TransportError when no response arrives.
+        Raises TransportError when no response arrives and Cancelled when abort()
+        stopped the call.
         """
-        body = canonical_json(body).encode("utf-8")
-        opener = self._opener(read_timeout, url.startswith("https:"))
-        request = urllib_request.Request(
-            url, data=body, method="POST", headers=dict(
-                headers,
-                **{"Content-Type": "application/json", "User-Agent": f"ehq_ref/{__version__}"}))
+        generation = self._generation
         try:
-            with opener.open(request, timeout=connect_timeout) as reply:
-                declared = reply.getheader("Content-Length")
-                if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
-                    raise TransportError("transport",
-                                         f"response larger than {MAX_RESPONSE_BYTES} bytes")
-                if declared and declared.isdigit():
-                    data = reply.read()  # raises IncompleteRead when the body is cut short
-                else:  # chunked or delimited by closing: read at most the limit
-                    data = reply.read(MAX_RESPONSE_BYTES + 1)
-                if len(data) > MAX_RESPONSE_BYTES:
-                    raise TransportError("transport",
-                                         f"response larger than {MAX_RESPONSE_BYTES} bytes")
-                return reply.status, {k.lower(): v for k, v in reply.getheaders()}, data
-        except TransportError:
-            raise
-        except (socket.timeout, TimeoutError) as exc:
-            raise TransportError("timeout", f"timed out ({exc or 'no data'})") from None
-        except ssl.SSLError as exc:
-            raise TransportError("tls", f"TLS error: {exc.reason or exc}") from None
-        except urllib_error.URLError as exc:
-            reason = exc.reason
-            kind = "timeout" if isinstance(reason, (socket.timeout, TimeoutError)) else (
-                "tls" if isinstance(reason, ssl.SSLError) else "transport")
-            raise TransportError(kind, f"connection failed: {reason}") from None
-        except (http_client.HTTPException, ConnectionError, OSError) as exc:
-            raise TransportError("transport",
-                                 f"connection failed: {type(exc).__name__}: {exc}") from None
+            parts = urllib_parse.urlsplit(url)
+            scheme, host = parts.scheme, parts.hostname or ""
+            port = parts.port or (443 if scheme == "https" else 80)
+        except ValueError as error:
+            raise TransportError("transport", f"not a usable URL ({error})") from None
+        if scheme not in ("http", "https") or not host:
+            raise TransportError("transport", "not an http:// or https:// URL")
+        proxy = self._proxies.get((scheme, host, port), False)
+        if proxy is False:  # the environment is read once per origin
+            proxy = self._proxies[scheme, host, port] = proxy_for(scheme, host, port)
+        key = (scheme, host, port, proxy, ca_file)
+        sent_headers = dict(headers, **{"Content-Type": "application/json",
+                                        "User-Agent": f"ehq_ref/{__version__}"})
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if proxy and scheme == "http":  # a plain-HTTP proxy takes the whole URL
+            target = url
+            sent_headers.update(_proxy_authorization(proxy))
+        data = canonical_json(body).encode("utf-8")
+        connection = self._take(key)
+        reused = connection is not None
+        while True:
+            if connection is None:
+                connection = self._connect(key, connect_timeout, generation)
+            sending = True
+            try:
+                connection.sock.settimeout(read_timeout)
+                connection.request("POST", target, body=data, headers=sent_headers)
+                reply = connection.getresponse()
+                sending = False
+                status, reply_headers, payload, reusable = _read_reply(reply)
+            except BaseException as error:
+                self._discard(connection)
+                if reused and sending and _closed_before_reply(error) and \
+                        generation == self._generation:
+                    with self._lock:
+                        self.resent += 1
+                    connection, reused = None, False
+                    continue
+                self._raise(error, generation, host, ca_file)
+            if reusable:
+                self._give_back(key, connection)
+            else:
+                self._discard(connection)
+            return status, reply_headers, payload
+
+    def _connect(self, key, connect_timeout, generation):
+        """A new connection for a pool key, connected (TLS handshake and proxy tunnel done)."""
+        scheme, host, port, proxy, ca_file = key
+        address = (host, port)
+        if proxy:
+            proxy_parts = urllib_parse.urlsplit(proxy)
+            address = (proxy_parts.hostname, proxy_parts.port or 80)
+        connection = None
+        try:
+            if scheme == "https":
+                connection = http_client.HTTPSConnection(*address, timeout=connect_timeout,
+                                                         context=self.tls_context(ca_file))
+                if proxy:
+                    connection.set_tunnel(host, port, headers=_proxy_authorization(proxy))
+            else:
+                connection = http_client.HTTPConnection(*address, timeout=connect_timeout)
+            with self._lock:
+                self._live.add(connection)
+                self.opened += 1
+            connection.connect()
+        except BaseException as error:
+            if connection is not None:
+                self._discard(connection)
+            self._raise(error, generation, host, ca_file)
+        if generation != self._generation:  # abort() came while this one connected
+            self._discard(connection)
+            raise Cancelled("the run was interrupted")
+        return connection
+
+    def _raise(self, error, generation, host, ca_file):
+        """Raise Cancelled after abort(), else the TransportError of ``error`` (or ``error``)."""
+        if generation != self._generation and not isinstance(error, KeyboardInterrupt):
+            raise Cancelled("the run was interrupted") from None
+        failure = _transport_failure(error, host, ca_file)
+        if failure is None:
+            raise error
+        raise failure from None
+
+    def _take(self, key):
+        """This thread's idle connection for ``key``, or None (one found closed is dropped)."""
+        pool = self._pools.get(threading.get_ident())
+        connection = pool.pop(key, None) if pool else None
+        if connection is not None and (connection.sock is None or
+                                       _idle_connection_closed(connection.sock)):
+            self._discard(connection)
+            with self._lock:
+                self.reconnects += 1
+            return None
+        return connection
+
+    def _give_back(self, key, connection):
+        """Keep an idle connection in this thread's pool (beyond POOL_SIZE the least recent
+        one is closed)."""
+        ident = threading.get_ident()
+        pool = self._pools.get(ident)
+        if pool is None:
+            with self._lock:
+                alive = {thread.ident for thread in threading.enumerate()}
+                ended = [self._pools.pop(other) for other in list(self._pools)
+                         if other not in alive]
+                pool = self._pools.setdefault(ident, {})
+            for connections in ended:  # pools of threads that have ended
+                for idle in connections.values():
+                    self._discard(idle)
+        pool[key] = connection
+        while len(pool) > POOL_SIZE:
+            self._discard(pool.pop(next(iter(pool))))
+
+    def _discard(self, connection):
+        with self._lock:
+            self._live.discard(connection)
+        try:
+            connection.close()
+        except OSError:
+            pass
+
+    def abort(self):
+        """Stop every call in flight (Ctrl+C): shut down every socket; those calls raise Cancelled.
+
+        Calls begun later work again, on new connections.
+        """
+        with self._lock:
+            self._generation += 1
+            live = list(self._live)
+        for connection in live:
+            sock = connection.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        """Close every connection (idle ones included); the transport stays usable."""
+        self.abort()
+        with self._lock:
+            live, self._live = list(self._live), set()
+            self._pools.clear()
+        for connection in live:
+            try:
+                connection.close()
+            except OSError:
+                pass
 
 
 SHARED_TRANSPORT = HTTPTransport()
@@ -9204,24 +9525,46 @@ class SystemClock:
 
 
 class RateLimiter:
-    """Client-side request and token limits shared by every worker (and every retry and judge call).
+    """Client-side pacing shared by every worker (and every retry and judge call).
 
-    At most ``requests`` grants and ``tokens`` estimated tokens in any sliding
-    window of ``window`` seconds (60 for --rpm / --tpm). A sliding-window log is
-    used rather than a token bucket because a bucket lets a burst plus its refill
-    exceed the limit inside one window; the log never does. ``pause(seconds)``
-    (called on a 429) holds back every worker, not only the refused one.
+    Hard caps (--rpm / --tpm): at most ``requests`` grants and ``tokens``
+    estimated tokens in any sliding window of ``window`` seconds (60). A
+    sliding-window log is used rather than a token bucket because a bucket lets a
+    burst plus its refill exceed the limit inside one window; the log never does.
+    ``pause(seconds)`` (called on a 429) holds back every worker, not only the
+    refused one.
+
+    The server's own numbers (``observe``, from its rate-limit headers): a reply
+    to grant g saying R requests (T tokens) are left until a reset S seconds
+    away leaves R - (grants after g) - (grants before g still open when it was
+    seen: the server may not have counted them yet). What is left is spread
+    evenly over the time to the reset: the next grant waits until the last grant
+    + (time to reset) / left (for tokens: x its estimate / tokens left), and
+    none starts while nothing is left before the reset. Every worker slows as
+    the budget shrinks, before a 429 rather than after one. Against a budget that
+    refills continuously (a token bucket) this settles with the bucket half full,
+    at the refill rate; a fixed window is never overdrawn.
+
+    ``release(ticket, overload)`` ends each attempt; ``concurrency`` (an
+    AdaptiveConcurrency, for --concurrency auto) hears of each. ``cancel()``
+    makes every waiting and later ``acquire`` raise Cancelled.
     """
 
-    def __init__(self, requests=None, tokens=None, window=60.0, clock=None):
+    def __init__(self, requests=None, tokens=None, window=60.0, clock=None, concurrency=None):
         self.requests, self.tokens, self.window = requests, tokens, window
         self.clock = clock or SystemClock()
+        self.concurrency = concurrency
         self._condition = threading.Condition()
         self._grants = collections.deque()  # [time, tokens, ticket] inside the window
         self._by_ticket = {}  # ticket -> its grant, while in the window
         self._token_sum = 0
         self._paused_until = 0.0
-        self._tickets = itertools.count()
+        self._issued = 0  # tickets handed out
+        self._issued_tokens = 0  # their estimated tokens, in total
+        self._open = {}  # ticket -> (estimated tokens, _issued_tokens after it), until released
+        self._seen = None  # the newest server budget: _BudgetSeen
+        self._last_grant = -math.inf
+        self._cancelled = False
         self.log = []  # grant times, for audits and tests
 
     def acquire(self, tokens=0):
@@ -9230,6 +9573,8 @@ class RateLimiter:
             tokens = self.tokens  # one request larger than the window budget still runs, alone
         with self._condition:
             while True:
+                if self._cancelled:
+                    raise Cancelled("the run was interrupted")
                 now = self.clock.monotonic()
                 while self._grants and self._grants[0][0] <= now - self.window:
                     expired = self._grants.popleft()
@@ -9240,14 +9585,61 @@ class RateLimiter:
                     wait = self._grants[0][0] + self.window - now
                 if wait <= 0 and self.tokens and self._token_sum + tokens > self.tokens and self._grants:
                     wait = self._grants[0][0] + self.window - now
+                if wait <= 0 and self._seen is not None:
+                    wait = self._budget_wait(now, tokens)
                 if wait <= 0:
-                    ticket = next(self._tickets)
+                    ticket = self._issued
+                    self._issued += 1
+                    self._issued_tokens += tokens
                     self._grants.append([now, tokens, ticket])
                     self._by_ticket[ticket] = self._grants[-1]
+                    self._open[ticket] = (tokens, self._issued_tokens)
                     self._token_sum += tokens
+                    self._last_grant = now
                     self.log.append(now)
                     return ticket
                 self.clock.wait(self._condition, wait)
+
+    def _budget_wait(self, now, tokens):
+        """Seconds until the server's last announced budget allows a grant of ``tokens``."""
+        seen = self._seen
+        later = self._issued - seen.ticket - 1
+        later_tokens = self._issued_tokens - seen.issued_tokens
+        waits, current = [], False
+        for remaining, reset, used, need in (
+                (seen.budget.requests, seen.budget.requests_reset, seen.open + later, 1),
+                (seen.budget.tokens, seen.budget.tokens_reset, seen.open_tokens + later_tokens,
+                 max(tokens, 1))):
+            if remaining is None or reset is None or seen.at + reset <= now:
+                continue
+            current = True
+            until = seen.at + reset - now
+            left = remaining - used
+            waits.append(until if left < need else self._last_grant + until * need / left - now)
+        if not current:
+            self._seen = None  # every announced reset has passed
+        return max(waits, default=0.0)
+
+    def observe(self, ticket, budget):
+        """Take the budget a server announced in its reply to grant ``ticket`` (None: nothing)."""
+        if budget is None:
+            return
+        with self._condition:
+            grant = self._open.get(ticket)
+            if grant is None or (self._seen is not None and ticket < self._seen.ticket):
+                return  # a reply older than the budget already known
+            earlier = [estimate for other, (estimate, _) in self._open.items() if other < ticket]
+            self._seen = _BudgetSeen(ticket, grant[1], len(earlier), sum(earlier), budget,
+                                     self.clock.monotonic())
+            self._condition.notify_all()
+
+    def release(self, ticket, overload=None):
+        """End the attempt of ``ticket``; ``overload``: its status if the server was too busy."""
+        with self._condition:
+            self._open.pop(ticket, None)
+            issued = self._issued
+        if self.concurrency is not None:
+            self.concurrency.record(ticket, overload, issued)
 
     def settle(self, ticket, actual_tokens):
         """Replace a grant's estimated tokens with the tokens the provider reported."""
@@ -9266,10 +9658,99 @@ class RateLimiter:
         with self._condition:
             self._paused_until = max(self._paused_until, self.clock.monotonic() + seconds)
 
+    def cancel(self):
+        """Make every waiting and later acquire() raise Cancelled (the run was interrupted)."""
+        with self._condition:
+            self._cancelled = True
+            self._condition.notify_all()
+
+
+@dataclasses.dataclass(frozen=True)
+class _BudgetSeen:
+    """A server budget as the limiter took it: the grant it answered, what was issued and still
+    open before that grant then (count and estimated tokens), and when it was seen."""
+
+    ticket: int
+    issued_tokens: int
+    open: int
+    open_tokens: int
+    budget: Budget
+    at: float
+
 
 def estimate_tokens(request):
     """A rough token estimate for the limiter: prompt characters / 4 + max_tokens."""
     return (len(request.system) + len(request.prompt)) // 4 + request.max_tokens
+
+
+# --- Adaptive concurrency ---------------------------------------------------------------------
+
+OVERLOAD_STATUS = frozenset({429, 503, 529})
+
+
+class AdaptiveConcurrency:
+    """--concurrency auto: how many workers may run at once, found by additive increase and
+    multiplicative decrease (AIMD, the way TCP finds what a link carries).
+
+    It starts with ``start`` worker(s). When as many calls as there are workers
+    have ended without an overload, all sent at the current level, one worker
+    is added (up to ``maximum``); a call sent at the current level that the
+    server refuses as too busy (HTTP 429, 503 or 529) halves the workers (at
+    least 1). Calls sent before a change count toward nothing, so the refusals
+    that follow one overload halve the workers once, not once each. Every change
+    goes to ``on_change(previous, workers, reason, status)``; ``changes`` keeps
+    them. map_concurrently's worker i takes a new item only while i < ``workers``,
+    so a decrease takes effect as running items finish, and the same workers
+    (with their kept-alive connections) do the work.
+    """
+
+    def __init__(self, maximum=16, start=1, on_change=None):
+        require_number(maximum, "--max-concurrency", low=1, integer=True)
+        self.maximum, self.workers = maximum, min(start, maximum)
+        self.on_change = on_change
+        self.changes = []  # (previous, workers, reason, status)
+        self._condition = threading.Condition()
+        self._level_from = 0  # the first ticket sent at the current level
+        self._clean = 0  # calls at this level that ended without an overload
+        self._stopped = False
+
+    def record(self, ticket, overload, issued):
+        """One attempt (limiter ``ticket``) ended; ``overload`` its status if the server was too
+        busy; ``issued``: the tickets handed out so far."""
+        with self._condition:
+            if self._stopped or ticket < self._level_from:
+                return
+            previous = self.workers
+            if overload is not None:
+                self.workers, reason = max(1, previous // 2), "overload"
+            else:
+                self._clean += 1
+                if self._clean < previous or previous >= self.maximum:
+                    return
+                self.workers, reason = previous + 1, "increase"
+            self._level_from, self._clean = issued, 0
+            if self.workers == previous:
+                return
+            change = (previous, self.workers, reason, overload)
+            self.changes.append(change)
+            self._condition.notify_all()
+        if self.on_change is not None:
+            self.on_change(*change)
+
+    def wait_turn(self, index):
+        """Block worker ``index`` (0-based) while the limit is at or below it (Cancelled once
+        stopped)."""
+        with self._condition:
+            while index >= self.workers and not self._stopped:
+                self._condition.wait()
+            if self._stopped:
+                raise Cancelled("the run was interrupted")
+
+    def stop(self):
+        """Wake every waiting worker with Cancelled (the work is done or interrupted)."""
+        with self._condition:
+            self._stopped = True
+            self._condition.notify_all()
 
 
 # --- One call, with retries -------------------------------------------------------------------
@@ -9345,8 +9826,10 @@ def call_model(route, request, *, secrets, transport=None, policy=None, limiter=
         attempt += 1
         ticket = limiter.acquire(estimate_tokens(request))
         try:
-            return _attempt(call, ticket, attempt)
+            response = _attempt(call, ticket, attempt)
         except _Failure as failure:
+            limiter.release(ticket, failure.status if failure.status in OVERLOAD_STATUS and
+                            failure.error_type != "quota" else None)
             failure.message = secrets.redact(failure.message)
             wait = _retry_wait(failure, attempt, policy,
                                lambda: hash_value(request.semantic(route)))
@@ -9361,6 +9844,12 @@ def call_model(route, request, *, secrets, transport=None, policy=None, limiter=
                 "message": failure.message
             })
             clock.sleep(wait)
+            continue
+        except BaseException:
+            limiter.release(ticket)
+            raise
+        limiter.release(ticket)
+        return response
 
 
 def _retry_wait(failure, attempt, policy, request_key):
@@ -9393,12 +9882,14 @@ def _attempt(call, ticket, attempt):
     try:
         status, reply_headers, data = call.transport.post(
             url, headers, body, connect_timeout=route.connect_timeout,
-            read_timeout=route.read_timeout)
+            read_timeout=route.read_timeout, ca_file=route.ca_file)
     except TransportError as error:
         raise _Failure(error.kind, str(error), retryable=error.kind != "tls") from None
     latency = clock.monotonic() - sent
     payload = data if isinstance(data, dict) else read_reply_body(data)
     try:
+        if spec.budget is not None:  # a hostile header is ignored by the budget reader
+            call.limiter.observe(ticket, spec.budget(reply_headers, clock.time()))
         if not 200 <= status < 300:
             raise classify_http_failure(status, reply_headers, payload, clock.time())
         if not isinstance(payload, dict):
@@ -9483,33 +9974,149 @@ def _failed(route, failure, attempts, elapsed):
                     metadata={"elapsed_s": elapsed})
 
 
-def map_concurrently(function, items, concurrency=1):
-    """Yield function(item) for every item, in completion order, on ``concurrency`` threads.
+def map_concurrently(function, items, concurrency=1, *, on_stop=None):
+    """Yield function(item) for every item, in completion order, on worker threads.
 
-    With concurrency 1 everything runs in the calling thread, in order.
+    ``concurrency`` is a number of workers, or an AdaptiveConcurrency (its
+    ``maximum`` threads, of which the first ``workers`` take items). With
+    concurrency 1 everything runs in the calling thread, in order. An
+    exception in ``function`` is raised here. When the caller stops early (an
+    exception, Ctrl+C, closing the generator) no further item starts and
+    ``on_stop()`` is called at once, to stop the calls in flight (close their
+    sockets); the workers (daemon threads) then get up to a second to end.
     """
-    require_number(concurrency, "concurrency", low=1, integer=True)
-    if concurrency == 1:
-        for item in items:
-            yield function(item)
-        return
-    with concurrent_futures.ThreadPoolExecutor(max_workers=concurrency) as pool:
-        pending = set()
-        iterator = iter(items)
+    adaptive = isinstance(concurrency, AdaptiveConcurrency)
+    if not adaptive:
+        require_number(concurrency, "concurrency", low=1, integer=True)
+    if not adaptive and concurrency == 1:
         try:
-            for item in itertools.islice(iterator, concurrency * 2):
-                pending.add(pool.submit(function, item))
-            while pending:
-                done, pending = concurrent_futures.wait(
-                    pending, return_when=concurrent_futures.FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-                for item in itertools.islice(iterator, len(done)):
-                    pending.add(pool.submit(function, item))
-        except BaseException:  # Ctrl+C or a failure: queued work is cancelled, running calls finish
-            for future in pending:
-                future.cancel()
+            for item in items:
+                yield function(item)
+        except BaseException:
+            if on_stop is not None:
+                on_stop()
             raise
+        return
+    gate = concurrency if adaptive else None
+    source, taking, stopping = iter(items), threading.Lock(), threading.Event()
+    results, finished = queue.SimpleQueue(), object()
+
+    def work(index):
+        try:
+            while not stopping.is_set():
+                if gate is not None:
+                    gate.wait_turn(index)
+                with taking:
+                    item = next(source, finished)
+                if item is finished and gate is not None:
+                    gate.stop()  # nothing left: release the workers waiting for a turn
+                if item is finished or stopping.is_set():
+                    return
+                results.put((True, function(item)))
+        except Cancelled:
+            pass
+        except BaseException as error:  # handed to the caller, which raises it
+            results.put((False, error))
+        finally:
+            results.put(finished)
+
+    workers = [threading.Thread(target=work, args=(n, ), name=f"ehq_ref-worker-{n + 1}",
+                                daemon=True)
+               for n in range(concurrency.maximum if adaptive else concurrency)]
+    for worker in workers:
+        worker.start()
+    running = len(workers)
+    try:
+        while running:
+            entry = results.get()
+            if entry is finished:
+                running -= 1
+            elif entry[0]:
+                yield entry[1]
+            else:
+                raise entry[1]
+    except BaseException:  # Ctrl+C, a failure or an early close: stop the workers
+        stopping.set()
+        if gate is not None:
+            gate.stop()
+        if on_stop is not None:
+            on_stop()
+        deadline = time.monotonic() + 1.0
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+        raise
+
+
+# --- Route checks -----------------------------------------------------------------------
+#
+# `routes --check`: one minimal real request per route through call_model, before
+# a long run: does the key work, how long does a call take, which model answers,
+# and can the server's replies tell models apart at all.
+
+CHECK_SYSTEM_PROMPT = "You are a helpful assistant."
+CHECK_PROMPT = "Reply with the single word OK."
+IDENTITY_PROBE_MODEL = "ehq-ref-identity-probe-no-such-model"
+
+
+def check_route(route, *, secrets, transport=None, clock=None, env=None, offline_seed=0):
+    """One minimal request through ``route`` (no retries); what it shows, as JSON data.
+
+    ``ok`` and error_type / error_message; ``key``: "works", "rejected" (the
+    server refused it), "missing" (needed but unset: no request was sent), "not
+    needed" (unset and not needed) or "unverified" (the call failed otherwise); latency_s;
+    requested and resolved model and ``identity_match`` (model_identity).
+    ``identity_discriminating`` says whether the server's replies tell models
+    apart: yes when the reply names another model than the one requested (a
+    dated snapshot: the server reports what answered); no when it names none.
+    When it repeats the requested name exactly, a second request asks for a
+    model that cannot exist: a server that answers it under that name echoes any
+    name (no); one that refuses it or names its own model checks (yes); any
+    other outcome leaves it unknown (None). ``identity_note`` says which.
+    """
+    def ask(target):
+        return call_model(target, Request("answer", CHECK_SYSTEM_PROMPT, CHECK_PROMPT,
+                                          target.max_tokens, "routes-check", target.temperature),
+                          secrets=secrets, transport=transport, clock=clock, env=env,
+                          policy=RetryPolicy(max_retries=0), offline_seed=offline_seed)
+
+    response = ask(route)
+    present = secrets.present(route.key_env)
+    if response.error_type == "authentication":
+        key = "rejected" if response.attempts else "missing"
+    elif present or route.needs_key:
+        key = "works" if response.ok else "unverified"
+    else:
+        key = "not needed"
+    resolved = response.resolved_model
+    discriminating, note = None, "the call failed, so the reply's model name is unknown"
+    if response.ok and not resolved:
+        discriminating, note = False, "the reply names no model: identity cannot be verified"
+    elif response.ok and resolved != route.provider_model:
+        discriminating, note = True, "the reply names the model that answered, not the request"
+    elif response.ok:
+        probe = ask(dataclasses.replace(route, provider_model=IDENTITY_PROBE_MODEL,
+                                        model_identity_policy="record"))
+        if probe.ok and probe.resolved_model == IDENTITY_PROBE_MODEL:
+            discriminating, note = False, (
+                f"the server answered for {IDENTITY_PROBE_MODEL!r} too, under that name: it "
+                f"echoes any requested name, so identity cannot be verified from its replies")
+        elif probe.ok and probe.resolved_model:
+            discriminating, note = True, (
+                f"asked for {IDENTITY_PROBE_MODEL!r}, the server named {probe.resolved_model!r}")
+        elif probe.http_status is not None and 400 <= probe.http_status < 500 and \
+                probe.error_type != "authentication":
+            discriminating, note = True, (
+                f"the server refused {IDENTITY_PROBE_MODEL!r} (HTTP {probe.http_status}): "
+                f"it checks the name")
+        else:
+            note = f"the probe for a model that cannot exist was inconclusive ({probe.error_type})"
+    return {
+        "ok": response.ok, "error_type": response.error_type,
+        "error_message": secrets.redact(response.error_message), "key": key,
+        "latency_s": response.latency_s, "requested_model": route.provider_model,
+        "resolved_model": resolved, "identity_match": model_identity(route, resolved),
+        "identity_discriminating": discriminating, "identity_note": note
+    }
 
 
 # ============================================================================
@@ -9522,7 +10129,8 @@ def map_concurrently(function, items, concurrency=1):
 #   manifest.json          inputs, hashes, prompts, fingerprint (no secrets)
 #   records.jsonl          one record per model x item (appended as items finish,
 #                          rewritten in canonical order at the end)
-#   events.jsonl           hash-chained log of every request, retry, cache hit, step
+#   events.jsonl           hash-chained log of every request, retry, cache hit, step,
+#                          worker-count change (--concurrency auto), connections opened
 #   summary.json, summary.csv, category_scores.csv, subcategory_scores.csv
 #   report.md, report.html, summary.tex, figures/*.svg   what a reviewer reads
 #   target_records.jsonl   confidence-target answers (with --target); gate.json (with --baseline)
@@ -9729,12 +10337,15 @@ class RunOptions:
     items: str | None = None
     models: tuple = ("offline",)
     registry: str | None = None
+    base_url: str | None = None  # of PROVIDER:MODEL routes (--base-url)
+    api_key_env: str | None = None  # of PROVIDER:MODEL routes (--api-key-env)
     categories: str | None = None
     limit: int | None = None
     seed: int = 42
     balance: str = "stratum"
     shard: tuple | None = None
-    concurrency: int = 1
+    concurrency: int | str = 1  # a number of workers, or "auto" (AdaptiveConcurrency)
+    max_concurrency: int = 16
     rpm: int | None = None
     tpm: int | None = None
     max_retries: int = 6
@@ -9782,9 +10393,11 @@ RunOptions.__init__ = _taking_settings(RunOptions.__init__)
 class RunContext:
     """The shared machinery of one run: secrets, transports, limiter, cache, event log, clock.
 
-    HTTP routes share ``transport`` (urllib by default); in-process routes (the
-    offline model) are answered by an OfflineTransport seeded with the run's
-    seed. ``environ`` is where keys and other settings are read.
+    HTTP routes share ``transport`` (by default an HTTPTransport of this run, whose
+    connections close with it); in-process routes (the offline model) are
+    answered by an OfflineTransport seeded with the run's seed. ``environ`` is
+    where keys and other settings are read. With --concurrency auto, ``workers``
+    is the AdaptiveConcurrency the limiter feeds; each change is an event.
     """
 
     def __init__(self, options, events, *, transport=None, clock=None, judge=None, secrets=None,
@@ -9793,13 +10406,47 @@ class RunContext:
         environ = os.environ if environ is None else environ
         self.secrets = secrets or Secrets(environ, dotenv=options.env_file)
         self.clock = clock or SystemClock()
-        self.transports = {False: transport or SHARED_TRANSPORT,
+        self._own_transport = transport is None
+        self.transports = {False: transport or HTTPTransport(),
                            True: OfflineTransport(options.seed)}
-        self.limiter = RateLimiter(requests=options.rpm, tokens=options.tpm, clock=self.clock)
+        self._counts_before = self.connection_counts()
+        self.workers = AdaptiveConcurrency(
+            options.max_concurrency,
+            on_change=self._workers_changed) if options.concurrency == AUTO_CONCURRENCY else None
+        self.limiter = RateLimiter(requests=options.rpm, tokens=options.tpm, clock=self.clock,
+                                   concurrency=self.workers)
         self.policy = RetryPolicy(max_retries=options.max_retries, max_wait=options.max_wait,
                                   seed=options.seed)
         folder = options.cache_dir or ResponseCache.default_folder(self.secrets.environ)
         self.cache = ResponseCache(folder) if options.use_cache else None
+
+    @property
+    def concurrency(self):
+        """What map_concurrently runs the work with: a number of workers, or ``workers``."""
+        return self.workers or self.options.concurrency
+
+    def _workers_changed(self, previous, workers, reason, status):
+        self.event({"event": "concurrency", "workers": workers, "previous": previous,
+                    "reason": reason, "status": status})
+
+    def connection_counts(self):
+        """{"opened", "reconnects", "resent"} of the HTTP transport since this run began."""
+        transport = self.transports[False]
+        counts = {name: getattr(transport, name, 0) for name in ("opened", "reconnects", "resent")}
+        before = getattr(self, "_counts_before", None) or dict.fromkeys(counts, 0)
+        return {name: counts[name] - before[name] for name in counts}
+
+    def stop(self):
+        """Ctrl+C: calls in flight end now (their sockets are shut) and waiting ones give up."""
+        self.limiter.cancel()
+        for transport in self.transports.values():
+            if hasattr(transport, "abort"):
+                transport.abort()
+
+    def close(self):
+        """Close the connections of the run's own HTTP transport."""
+        if self._own_transport:
+            self.transports[False].close()
 
     def now(self):
         """An ISO timestamp (fixed in reproducible mode)."""
@@ -10398,9 +11045,10 @@ def kit_sha256():
 
 
 def route_semantics(route):
-    """The route settings that can change answers (fingerprint input); no timeouts, prices or key names."""
+    """The route settings that can change answers (fingerprint input); no timeouts, CA file,
+    prices or key names."""
     public = route.public()
-    for field in ("connect_timeout", "read_timeout", "price_input_per_million",
+    for field in ("connect_timeout", "read_timeout", "ca_file", "price_input_per_million",
                   "price_output_per_million", "api_key_env", "requires_api_key", "note"):
         public.pop(field)
     return public
@@ -10432,16 +11080,18 @@ def safe_run_id(text):
 def prepare_inputs(options):
     """Resolve routes, items and selection: a dict of everything the manifest needs."""
     check_classifier(options.classifier)
+    check_concurrency(options.concurrency, options.max_concurrency)
     if options.confidence_scale == "probability":
         parse_confidence("0.5", options.classifier, scale="probability")  # requires ehq_ref-1
     routes = load_registry(options.registry)
+    check_route_flags(list(options.models) + ([options.judge] if options.judge else []), routes,
+                      options.base_url, options.api_key_env)
     chosen = []
     for name in options.models:
-        if name not in routes:
-            raise InputError(f"unknown model {name!r}; registered: {', '.join(sorted(routes))}")
+        route = resolve_route(name, routes, options.base_url, options.api_key_env)
         if name in [r.name for r in chosen]:
             raise InputError(f"model {name!r} is listed twice")
-        chosen.append(routes[name])
+        chosen.append(route)
     for route in chosen:
         if route.reasoning_mode != "disabled" and not options.allow_reasoning:
             raise InputError(
@@ -10471,10 +11121,8 @@ def prepare_inputs(options):
     targets = check_targets(options.targets)
     judge = None
     if options.judge:
-        if options.judge not in routes:
-            raise InputError(
-                f"unknown judge route {options.judge!r}; registered: {', '.join(sorted(routes))}")
-        judge = routes[options.judge]
+        judge = resolve_route(options.judge, routes, options.base_url, options.api_key_env,
+                              what="judge route")
     if not report["valid"]:
         first = next(i for i in report["issues"] if i["severity"] == "error")
         raise InputError(
@@ -10498,6 +11146,16 @@ def prepare_inputs(options):
         "excluded_ambiguous": sorted(ambiguous) if options.exclude_ambiguous else [],
         "notes": notes
     }
+
+
+AUTO_CONCURRENCY = "auto"
+
+
+def check_concurrency(concurrency, maximum):
+    """--concurrency is a number of workers >= 1 or "auto" (AIMD up to --max-concurrency)."""
+    if concurrency != AUTO_CONCURRENCY:
+        require_number(concurrency, "--concurrency", low=1, integer=True)
+    require_number(maximum, "--max-concurrency", low=1, integer=True)
 
 
 def check_targets(targets):
@@ -10581,6 +11239,8 @@ def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
             f"admitted" for r in inputs["routes"] if r.pcq_eligible and not r.pcq_cutoff],
         "settings": {
             "concurrency": options.concurrency, "rpm": options.rpm, "tpm": options.tpm,
+            "max_concurrency": options.max_concurrency
+            if options.concurrency == AUTO_CONCURRENCY else None,
             "max_retries": options.max_retries, "max_wait": options.max_wait,
             "cache": options.use_cache, "max_failure_rate": options.max_failure_rate,
             "baseline": options.baseline, "tolerance": options.tolerance,
@@ -10926,6 +11586,9 @@ def collect_run(plan, ctx, stream=None):
     if kept:
         progress.emit("resume_loaded", records=len(kept))
     _collect(ctx, work, paths, plan.prompts, progress)
+    counts = ctx.connection_counts()
+    if counts["opened"]:
+        ctx.event(dict({"event": "connections"}, **counts))
     records = read_run_records(paths[ANSWER_RECORD.name])[0]
     target_records = read_run_records(paths[TARGET_RECORD.name])[0] if inputs["targets"] else []
     return _finalize_records(records, inputs, plan.adjudication,
@@ -10949,21 +11612,26 @@ def _collect(ctx, work, paths, prompts, progress):
     """Evaluate the work units concurrently, appending each record (flushed) to its file as it completes.
 
     A process kill loses nothing already written; the files are fsynced at most
-    once a second and at the end.
+    once a second and at the end. On Ctrl+C the calls in flight are stopped
+    (ctx.stop) and every record already written is kept.
     """
     last_sync = [ctx.clock.monotonic()]
     sinks = {kind: open_appending(path) for kind, path in paths.items()}
-    try:
-        def one(unit):
-            route, item, target = unit
-            try:
-                if target is None:
-                    return evaluate_item(ctx, route, item, prompts)
-                return evaluate_target(ctx, route, item, target, prompts)
-            except Exception as error:  # one odd unit never stops the run
-                return internal_failure_record(ctx, unit, error)
 
-        for record in map_concurrently(one, work, ctx.options.concurrency):
+    def one(unit):
+        route, item, target = unit
+        try:
+            if target is None:
+                return evaluate_item(ctx, route, item, prompts)
+            return evaluate_target(ctx, route, item, target, prompts)
+        except Cancelled:
+            raise
+        except Exception as error:  # one odd unit never stops the run
+            return internal_failure_record(ctx, unit, error)
+
+    records = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop)
+    try:
+        for record in records:
             _store_record(ctx, record, sinks, paths, last_sync)
             fields = progress.step(record)
             if fields:
@@ -10974,6 +11642,7 @@ def _collect(ctx, work, paths, prompts, progress):
                         if not (ctx.options.reproducible and k in ("per_minute", "eta_seconds"))
                     }))
     finally:
+        records.close()
         for kind, handle in sinks.items():
             with reading(paths[kind]):
                 handle.flush()
@@ -14348,6 +15017,8 @@ def _run_locked(plan, options, stream, transport, clock):
         except KeyboardInterrupt as stop:
             stop.run_dir = plan.folder  # main() prints how to resume
             raise
+        finally:
+            ctx.close()
         result = finish_run(plan.folder, records, plan.manifest, options, ctx,
                             target_records=targets)
     return dict(result, run_dir=plan.folder, manifest=plan.manifest)
@@ -14561,6 +15232,11 @@ def cmd_demo(args):
     return EXIT_OK
 
 
+def route_names(entries):
+    """Route names from repeated, comma-separated --model values."""
+    return [name.strip() for entry in entries for name in entry.split(",") if name.strip()]
+
+
 def run_options(args):
     """RunOptions from the `run` flags; with --resume, the run's own settings from its manifest.
 
@@ -14586,13 +15262,12 @@ def run_options(args):
 
 def _options_of(args):
     """RunOptions from parsed `run` flags, as given."""
-    models = []
-    for entry in args.model or ["offline"]:
-        models += [name.strip() for name in entry.split(",") if name.strip()]
     return RunOptions(
-        items=args.items, models=tuple(models), registry=args.registry, categories=args.category,
-        limit=args.limit, seed=args.seed, balance=args.balance,
+        items=args.items, models=tuple(route_names(args.model or ["offline"])),
+        registry=args.registry, base_url=args.base_url, api_key_env=args.api_key_env,
+        categories=args.category, limit=args.limit, seed=args.seed, balance=args.balance,
         shard=parse_shard(args.shard) if args.shard else None, concurrency=args.concurrency,
+        max_concurrency=args.max_concurrency,
         rpm=args.rpm, tpm=args.tpm, max_retries=args.max_retries, max_wait=args.max_retry_wait,
         classifier=args.classifier, confidence_scale=args.confidence_scale, output=args.output,
         run_id=args.run_id, resume=bool(args.resume), cache_dir=args.cache_dir,
@@ -14607,9 +15282,30 @@ def _options_of(args):
         tolerance=args.tolerance, scoring=settings_from_args(args))
 
 
+class _TerminateAsInterrupt:
+    """While a command runs in the main thread, SIGTERM stops it as Ctrl+C does."""
+
+    def __enter__(self):
+        self.installed = threading.current_thread() is threading.main_thread()
+        if self.installed:
+            self.previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self.installed:
+            signal.signal(signal.SIGTERM,
+                          signal.SIG_DFL if self.previous is None else self.previous)
+        return False
+
+
 def cmd_run(args):
-    """`run`: run an evaluation; print the table (or JSON) and return its exit code."""
-    result = run_evaluation(run_options(args))
+    """`run`: run an evaluation; print the table (or JSON) and return its exit code.
+
+    Ctrl+C or SIGTERM stops it within about a second (calls in flight are cut),
+    keeping every record written so far; --resume continues.
+    """
+    with _TerminateAsInterrupt():
+        result = run_evaluation(run_options(args))
     if args.json:
         _emit({
             "run_dir": result["run_dir"], "summary": result["summary"],
@@ -14623,6 +15319,38 @@ def cmd_run(args):
             f"ehq_ref: {model}: technical failures above --max-failure-rate {args.max_failure_rate}\n"
         )
     return result["exit_code"]
+
+
+def cmd_routes(args):
+    """`routes`: list the routes; with --check try each once; exit 1 when a check fails."""
+    routes = load_registry(args.registry)
+    names = route_names(args.model or [])
+    check_route_flags(names, routes, args.base_url, args.api_key_env)
+    chosen = [resolve_route(name, routes, args.base_url, args.api_key_env) for name in names] \
+        if names else list(routes.values())
+    secrets = Secrets(dotenv=args.env_file)
+    transport = HTTPTransport()
+    listed, failed = [], []
+    try:
+        for route in chosen:
+            entry = {"name": route.name, "provider": route.provider,
+                     "provider_model": route.provider_model, "endpoint": route.endpoint or None,
+                     "ca_file": route.ca_file, "key_env": route.key_env,
+                     "key_needed": route.needs_key, "key_set": secrets.present(route.key_env)}
+            if args.check:
+                entry["check"] = check_route(route, secrets=secrets,
+                                             transport=None if route.spec.local else transport)
+                if not entry["check"]["ok"]:
+                    failed.append(entry)
+            listed.append(entry)
+    finally:
+        transport.close()
+    _emit({"registry": args.registry, "routes": listed})
+    for entry in failed:
+        check = entry["check"]
+        sys.stderr.write(f"ehq_ref: route {entry['name']}: check failed: {check['error_type']}: "
+                         f"{check['error_message']}\n")
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
 def cmd_gate(args):
@@ -14825,9 +15553,12 @@ def _configure_run(parser):
         "--items",
         help="item file (default: the embedded example items, same as examples/items.json)")
     parser.add_argument("--model", "--models", action="append", metavar="NAMES",
-                        help="route name(s), comma-separated or repeated (default: offline)")
+                        help="route name(s), comma-separated or repeated (default: offline); "
+                             "PROVIDER:MODEL builds a route from flags, e.g. "
+                             "openai_compatible:llama3.2 --base-url http://localhost:11434/v1")
     parser.add_argument("--registry",
                         help="model registry JSON (routes); the offline route is always available")
+    add_route_flags(parser)
     parser.add_argument("--limit", type=number_arg(int, 1),
                         help="select N items, balanced over strata (seeded)")
     parser.add_argument("--category", help="categories to include, e.g. FEQ,PCQ")
@@ -14837,7 +15568,11 @@ def _configure_run(parser):
                         help="round-robin over strata (published) or also balance categories")
     parser.add_argument("--shard", metavar="K/N",
                         help="evaluate only the K-th of N disjoint parts of the selection")
-    parser.add_argument("--concurrency", type=int, default=1, help="parallel requests (default 1)")
+    parser.add_argument("--concurrency", type=_concurrency_arg, default=1, metavar="N|auto",
+                        help="parallel workers (default 1); auto adapts them to the server "
+                             "(one more while calls succeed, half on a 429/503/529)")
+    parser.add_argument("--max-concurrency", type=number_arg(int, 1), default=16, metavar="N",
+                        help="the most workers --concurrency auto may reach (default 16)")
     parser.add_argument("--rpm", type=number_arg(int, 1),
                         help="at most N requests in any 60 s (retries included)")
     parser.add_argument("--tpm", type=number_arg(int, 1),
@@ -14905,6 +15640,29 @@ def _configure_run(parser):
     return cmd_run
 
 
+def add_route_flags(parser):
+    """--base-url and --api-key-env: the settings of PROVIDER:MODEL routes given as --model."""
+    parser.add_argument("--base-url", metavar="URL",
+                        help="base URL of the PROVIDER:MODEL routes (needed for "
+                             "openai_compatible; others default to the provider's)")
+    parser.add_argument("--api-key-env", metavar="VAR",
+                        help="environment variable holding their key (default: the provider's)")
+
+
+def _concurrency_arg(text):
+    """--concurrency: "auto" or a whole number of workers >= 1."""
+    if text == AUTO_CONCURRENCY:
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of workers >= 1 or auto, got {text!r}") from None
+    return value
+
+
 def _targets_arg(text):
     """--target text "0.5,0.75" -> [0.5, 0.75]: each a finite number in [0, 1)."""
     parse = number_arg(float, 0, 1, below_high=True)
@@ -14913,6 +15671,24 @@ def _targets_arg(text):
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
             f"expected targets in [0, 1) like 0.5,0.75,0.9, got {text!r}") from None
+
+
+@command("routes", "list model routes; with --check make one tiny real request per route",
+         "python ehq_ref.py routes --registry examples/models.json --model vllm-local --check")
+def _configure_routes(parser):
+    parser.add_argument("--registry",
+                        help="model registry JSON (routes); the offline route is always listed")
+    parser.add_argument("--model", "--models", action="append", metavar="NAMES",
+                        help="only these routes (names or PROVIDER:MODEL), comma-separated "
+                             "or repeated (default: every route of the registry)")
+    add_route_flags(parser)
+    parser.add_argument(
+        "--check", action="store_true",
+        help="call each route once with a tiny prompt: key, latency, which model answers and "
+             "whether the server's replies can tell models apart (exit 1 if a check fails)")
+    parser.add_argument("--env-file", default=".env",
+                        help="optional KEY=VALUE file; never overrides the environment")
+    return cmd_routes
 
 
 @command(

@@ -2,6 +2,7 @@
 
     python tests/benchmark.py            # every benchmark
     python tests/benchmark.py log        # only those whose name contains "log"
+    EHQ_KIT=/tmp/old/ehq_ref.py python tests/benchmark.py run_ehq3000   # runs of another kit
 
 Each line: operation | size | seconds | rate. Nothing here asserts a time.
 """
@@ -197,26 +198,50 @@ def startup_help():
 
 
 SERVER_CODE = """
-import sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from fake_provider import FakeProvider
-server = FakeProvider("chat", latency=float(sys.argv[2]))
+server = FakeProvider("chat", latency=float(sys.argv[2]), tls=sys.argv[3:] == ["tls"])
 print(server.base_url, flush=True)
 sys.stdin.read()
+print(json.dumps(server.stats()), flush=True)
 """
+
+
+class LocalServer:
+    """The fake provider in its own process (so it does not share the client's GIL).
+
+    ``stats()`` (after the run) gives the server's own figures: TCP connections
+    accepted, requests, first request received and last reply sent (its clock).
+    """
+
+    def __init__(self, latency, tls=False):
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", SERVER_CODE, os.path.join(ROOT, "tests"), str(latency)] +
+            (["tls"] if tls else []), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.base_url = self.process.stdout.readline().strip()
+
+    def stats(self):
+        self.process.stdin.close()
+        figures = json.loads(self.process.stdout.readline())
+        self.process.wait(timeout=30)
+        return figures
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
 
 
 @benchmark
 def provider_calls_50ms():
     latency = 0.05
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER_CODE,
-         os.path.join(ROOT, "tests"),
-         str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        base_url = server.stdout.readline().strip()
+    with LocalServer(latency) as server:
         route = ehq_ref.Route(name="bench", provider="openai_compatible",
-                              provider_model="local-model", base_url=base_url,
+                              provider_model="local-model", base_url=server.base_url,
                               requires_api_key=False)
         secrets = ehq_ref.Secrets(environ={})
         for concurrency, calls in ((1, 40), (8, 320), (32, 1280)):
@@ -232,19 +257,22 @@ def provider_calls_50ms():
             ideal = calls * latency / concurrency
             report(f"call_model, 50 ms server (x{elapsed / ideal:.2f} of ideal)",
                    f"{calls} calls, concurrency {concurrency}", elapsed, "calls", calls)
-    finally:
-        server.stdin.close()
-        server.wait(timeout=10)
 
 
-def _run_in_subprocess(args):
-    """Run `python ehq_ref.py ARGS` timing it and reading its peak memory (VmHWM) from inside."""
+def _run_in_subprocess(args, env=None):
+    """Run `python ehq_ref.py ARGS` timing it and reading its peak memory (VmHWM) from inside.
+
+    The kit is ROOT's ehq_ref.py, or the one $EHQ_KIT names (to compare two versions).
+    """
     code = (PEAK_RSS_CODE +
             "import sys, time, contextlib, io; sys.path.insert(0, sys.argv[1]); import ehq_ref\n"
             "start = time.perf_counter()\n"
             "with contextlib.redirect_stdout(io.StringIO()): code = ehq_ref.main(sys.argv[2:])\n"
             "print(code, time.perf_counter() - start, peak_rss_mib())")
-    out = subprocess.run([sys.executable, "-c", code, ROOT, *args], capture_output=True, text=True)
+    kit = os.path.dirname(os.path.abspath(os.environ["EHQ_KIT"])) if os.environ.get(
+        "EHQ_KIT") else ROOT
+    out = subprocess.run([sys.executable, "-c", code, kit, *args], capture_output=True, text=True,
+                         env=env)
     if out.returncode:
         raise SystemExit(out.stderr)
     code, seconds, peak = out.stdout.split()
@@ -267,37 +295,41 @@ def offline_run_ehq3000():
 
 @benchmark
 def provider_run_ehq3000_50ms():
+    """EHQ-3000 (answer + confidence per item) against the 50 ms server, plain HTTP and HTTPS.
+
+    The call phase is measured by the server: first request received to last reply
+    sent; the latency-bound ideal is calls x latency / concurrency. The whole run's
+    wall time includes start-up, scoring, the bootstrap and the reports.
+    """
     if not os.path.exists(EHQ3000):
         print(f"EHQ-3000 run against a server: skipped ({EHQ3000} not found)")
         return
     latency, concurrency = 0.05, 32
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER_CODE,
-         os.path.join(ROOT, "tests"),
-         str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        base_url = server.stdout.readline().strip()
-        with tempfile.TemporaryDirectory() as folder:
+    for tls in (False, True):
+        with LocalServer(latency, tls=tls) as server, tempfile.TemporaryDirectory() as folder:
             registry = os.path.join(folder, "models.json")
             with open(registry, "w") as handle:
                 json.dump([{
                     "name": "local", "provider": "openai_compatible",
-                    "provider_model": "local-model", "base_url": base_url, "requires_api_key": False
+                    "provider_model": "local-model", "base_url": server.base_url,
+                    "requires_api_key": False
                 }], handle)
+            env = dict(os.environ, SSL_CERT_FILE=os.path.join(ROOT, "tests", "tls", "ca.pem"))
             code, seconds, peak = _run_in_subprocess([
                 "run", "--items", EHQ3000, "--registry", registry, "--model", "local", "--output",
                 folder, "--run-id", "b", "--quiet", "--no-cache", "--concurrency",
                 str(concurrency), "--env-file",
                 os.path.join(folder, "none")
-            ])
-            with open(os.path.join(folder, "b", "records.jsonl")) as handle:
-                requested = sum(1 for line in handle if '"k":0' in line)
-            ideal = 2 * requested * latency / concurrency
-            report(f"run, 50 ms server, concurrency 32 (x{seconds / ideal:.2f} of ideal)",
-                   f"EHQ-3000, {2 * requested:,} requests", seconds, "requests", 2 * requested)
-    finally:
-        server.stdin.close()
-        server.wait(timeout=10)
+            ], env=env)
+            figures = server.stats()
+            calls = figures["requests"]
+            phase = figures["last_reply"] - figures["first_request"]
+            ideal = calls * latency / concurrency
+            name = "HTTPS" if tls else "HTTP"
+            print(f"run, 50 ms {name} server, concurrency {concurrency} (exit {code}) | "
+                  f"EHQ-3000, {calls:,} requests, {figures['connections']:,} TCP connections | "
+                  f"call phase {phase:.3f} s = x{phase / ideal:.3f} of ideal {ideal:.3f} s | "
+                  f"whole run {seconds:.3f} s", flush=True)
 
 
 @benchmark
