@@ -1950,12 +1950,13 @@ _LABEL_OF = {name: Label[name] for name in RECORD_LABELS}
 
 ScoreRow = collections.namedtuple(
     "ScoreRow", ("model", "item", "category", "subcategory", "cluster", "label", "correct",
-                 "confidence", "k", "terminal"))
+                 "confidence", "k", "terminal", "epoch"), defaults=(None, ))
 ScoreRow.__doc__ = """One model's outcome on one item, as the scorer counts it.
 
 model, item, category (upper case), subcategory, cluster (the resampling unit),
 label (a Label), correct (the gold match), confidence (in [0, 1] or None), k (1 =
-out of scope) and terminal (no confidence, and none will come on a resume)."""
+out of scope), terminal (no confidence, and none will come on a resume) and epoch
+(None, or which of a run's repeated answers to the item this is: run --epochs)."""
 
 
 def ehq_composite(ehq1, ehq2, ehq3, weights=DEFAULT_EHQ_WEIGHTS):
@@ -2231,17 +2232,48 @@ def _score_warnings(n, calibration, confident):
 EHQ_BOOTSTRAP_METHOD = "stratified cluster bootstrap, percentile (type 7)"
 
 
+class EpochCluster(dict):
+    """A cluster of repeated answers (run --epochs): item -> epoch -> (n12, restraint,
+    confident_wrong, calibration rows). A resample draws the cluster, then, for each of its
+    items, as many epochs as it has, with replacement."""
+
+    def contributions(self):
+        return [unit for epochs in self.values() for unit in epochs.values()]
+
+
+class _EpochPack:
+    """A packed EpochCluster: the bin offsets once, and each item's epochs packed without."""
+
+    __slots__ = ("base", "items")
+
+    def __init__(self, base, items):
+        self.base, self.items = base, items
+
+    def whole(self):
+        return self.base + sum(sum(epochs) for epochs in self.items)
+
+    def resample(self, choices):
+        return self.base + sum(sum(choices(epochs, k=len(epochs))) for epochs in self.items)
+
+
+def _contributions(cluster):
+    """The (n12, restraint, cw, calibration) units of a cluster: itself, or its epochs."""
+    return cluster.contributions() if isinstance(cluster, EpochCluster) else [cluster]
+
+
 class _Packing:
     """The field layout shared by every packed cluster of one bootstrap."""
 
     def __init__(self, cells_list, n_bins):
-        rows = [c for cells in cells_list for s in cells.values() for row in s.values()
-                for _, _, c in row[3]]
+        clusters = [c for cells in cells_list for s in cells.values() for c in s.values()]
+        self.epochs = any(isinstance(c, EpochCluster) for c in clusters)
+        rows = [c for cluster in clusters for unit in _contributions(cluster)
+                for _, _, c in unit[3]]
         self.exponent = dyadic_exponent(rows or [0])
         self.one = 1 << self.exponent
         self.n_bins, self.n_fields = n_bins, 4 + n_bins
-        largest = max((row[0] for cells in cells_list for s in cells.values()
-                       for row in s.values()), default=1)
+        largest = max((sum(unit[0] if unit[0] else 1 for unit in _contributions(c))
+                        if isinstance(c, EpochCluster) else c[0] for c in clusters), default=1)
         self.offset = max(1, largest) * self.one
         clusters = max((sum(len(s) for s in cells.values()) for cells in cells_list), default=1)
         self.width = (2 * self.offset * max(1, clusters)).bit_length() + 1
@@ -2261,7 +2293,29 @@ class _Packing:
 
     def pack_cells(self, cells):
         """{stratum: [packed clusters]} with clusters in sorted order."""
-        return {s: [self.pack(cells[s][c]) for c in sorted(cells[s])] for s in sorted(cells)}
+        return {s: [self.pack_cluster(cells[s][c]) for c in sorted(cells[s])]
+                for s in sorted(cells)}
+
+    def pack_cluster(self, cluster):
+        """A packed int, or for an EpochCluster an _EpochPack (items and epochs sorted)."""
+        if not isinstance(cluster, EpochCluster):
+            return self.pack(cluster)
+        base = self.pack((0, 0, 0, ()))
+        return _EpochPack(base, tuple(
+            tuple(self.pack(cluster[item][epoch]) - base for epoch in sorted(cluster[item]))
+            for item in sorted(cluster)))
+
+    def draw(self, pool, k, choices):
+        """The packed total of k clusters drawn from ``pool`` (then epochs within items)."""
+        if not self.epochs:
+            return sum(choices(pool, k=k))
+        return sum(c.resample(choices) for c in choices(pool, k=k))
+
+    def total(self, packed, choices=None):
+        """The packed total of given clusters, their epochs resampled when ``choices`` is given."""
+        if not self.epochs:
+            return sum(packed)
+        return sum(c.whole() if choices is None else c.resample(choices) for c in packed)
 
     def scores(self, total, drawn, weights):
         """(EHQ1, EHQ2, EHQ3, EHQ) of a packed total of ``drawn`` clusters (None where undefined)."""
@@ -2297,8 +2351,8 @@ def _resampled_scores(packing, pools, samples, rng, weights):
     """(EHQ1, EHQ2, EHQ3, EHQ) of ``samples`` resamples that draw len(pool) clusters from each pool."""
     drawn = sum(len(pool) for pool in pools)
     choices = rng.choices
-    return [packing.scores(sum(sum(choices(pool, k=len(pool))) for pool in pools), drawn, weights)
-            for _ in range(samples)]
+    return [packing.scores(sum(packing.draw(pool, len(pool), choices) for pool in pools), drawn,
+                           weights) for _ in range(samples)]
 
 
 def _no_interval(note):
@@ -2333,7 +2387,10 @@ def bootstrap_ehq(cells, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10, samples=2000
     the overall group uses category strata, or no strata when a category has
     one cluster too; a group of one cluster has no interval (low/high None and a
     note). strata="subcategory" keeps kit 0.1.0's results unchanged (such
-    intervals come out degenerate, low == high).
+    intervals come out degenerate, low == high). A cluster of repeated answers
+    (an EpochCluster, run --epochs) is resampled in two stages: the cluster is
+    drawn, then each of its items draws its K epochs with replacement, from the
+    same random stream; without epochs the draws are exactly those above.
     """
     _choice(strata, STRATA_CHOICES, "strata")
     packing = _Packing([cells], n_bins)
@@ -2352,7 +2409,7 @@ def bootstrap_ehq(cells, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10, samples=2000
         for category, members in categories.items():
             total = 0
             for s in members:
-                drawn = sum(choices(packed[s], k=sizes[s]))
+                drawn = packing.draw(packed[s], sizes[s], choices)
                 stratum_draws[s].append(scores(drawn, sizes[s], weights))
                 total += drawn
             category_draws[category].append(scores(total, category_sizes[category], weights))
@@ -2416,15 +2473,16 @@ def paired_bootstrap(cells_a, cells_b, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10
     packed_a, packed_b = packing.pack_cells(subset_a), packing.pack_cells(subset_b)
     strata = sorted(packed_a)
     drawn = sum(len(packed_a[s]) for s in strata)
-    estimate_a = packing.scores(sum(sum(p) for p in packed_a.values()), drawn, weights)
-    estimate_b = packing.scores(sum(sum(p) for p in packed_b.values()), drawn, weights)
+    estimate_a = packing.scores(sum(packing.total(p) for p in packed_a.values()), drawn, weights)
+    estimate_b = packing.scores(sum(packing.total(p) for p in packed_b.values()), drawn, weights)
     rng, differences = random.Random(seed), []
+    within = rng.choices if packing.epochs else None  # epochs are drawn per model
     for _ in range(samples):
         total_a = total_b = 0
         for s in strata:
             picks = rng.choices(range(len(packed_a[s])), k=len(packed_a[s]))
-            total_a += sum(map(packed_a[s].__getitem__, picks))
-            total_b += sum(map(packed_b[s].__getitem__, picks))
+            total_a += packing.total(map(packed_a[s].__getitem__, picks), within)
+            total_b += packing.total(map(packed_b[s].__getitem__, picks), within)
         a, b = packing.scores(total_a, drawn, weights), packing.scores(total_b, drawn, weights)
         differences.append([None if x is None or y is None else x - y for x, y in zip(a, b)])
     result = _components(differences, confidence)
@@ -2558,14 +2616,23 @@ class EHQScorer:
         tally.add(row, self.binner, count)
         if self.clusters is None:
             return
-        first = self.seen.setdefault((row.model, row.item), place)
+        first = self.seen.setdefault((row.model, row.item, row.epoch), place)
         if first != place:
-            raise InputError(f"duplicate record for model {row.model!r} and item {row.item!r} "
-                             f"(first at {_place_path(first)})", path=_place_path(place))
+            epoch = "" if row.epoch is None else f" epoch {row.epoch}"
+            raise InputError(f"duplicate record for model {row.model!r} and item {row.item!r}"
+                             f"{epoch} (first at {_place_path(first)})", path=_place_path(place))
         if row.k == 0 and row.label >= 0:
             stratum = f"{row.category}::{row.subcategory}"
-            entry = self.clusters.setdefault(row.model, {}).setdefault(stratum, {}).setdefault(
-                row.cluster, [0, 0, 0, []])
+            cells = self.clusters.setdefault(row.model, {}).setdefault(stratum, {})
+            existing = cells.get(row.cluster)
+            if existing is not None and isinstance(existing, EpochCluster) is (row.epoch is None):
+                raise InputError("records with and without an epoch in one cluster",
+                                 path=_place_path(place))
+            if row.epoch is None:
+                entry = cells.setdefault(row.cluster, [0, 0, 0, []])
+            else:  # repeated answers: the cluster keeps each item's epochs apart
+                entry = cells.setdefault(row.cluster, EpochCluster()).setdefault(
+                    row.item, {}).setdefault(row.epoch, [0, 0, 0, []])
             entry[0] += 1
             entry[1] += row.label in RESTRAINED
             entry[2] += row.label == Label.CONFIDENT_WRONG
@@ -8092,6 +8159,7 @@ class Request:
     target: float | None = None
     subject: str | None = None
     item: dict | None = dataclasses.field(default=None, compare=False, repr=False)
+    epoch: int | None = None  # run --epochs: which repeat; None for a single answer
 
     def __post_init__(self):
         if self.purpose not in PURPOSES:
@@ -8101,6 +8169,13 @@ class Request:
     def label(self):
         """The purpose as recorded in events and cache keys: "answer", ..., "target:0.75"."""
         return self.purpose if self.target is None else f"{self.purpose}:{self.target!r}"
+
+    def seed(self, route):
+        """The sampling seed sent: the route's, or for epoch e of run --epochs (route seed or
+        0) + e, so each repeat is a distinct, recorded draw where the provider takes a seed."""
+        if self.epoch is None:
+            return route.seed
+        return (route.seed or 0) + self.epoch
 
     def semantic(self, route):
         """The fields that decide the answer (the cache key and request hash input)."""
@@ -8112,7 +8187,8 @@ class Request:
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "top_p": route.top_p, "seed": route.seed, "reasoning_mode": route.reasoning_mode,
                 "reasoning_effort": route.reasoning_effort
-            }, "purpose": self.label
+            }, "purpose": self.label,
+            **({} if self.epoch is None else {"epoch": self.epoch, "seed": self.seed(route)})
         }
 
 
@@ -8289,8 +8365,8 @@ def build_chat(route, request, key, env):
         body["temperature"] = request.temperature
     if route.top_p is not None:
         body["top_p"] = route.top_p
-    if route.seed is not None:
-        body["seed"] = route.seed
+    if request.seed(route) is not None:
+        body["seed"] = request.seed(route)
     if route.reasoning_effort:
         body["reasoning_effort"] = route.reasoning_effort
     return f"{route.endpoint}/chat/completions", _bearer(key), body
@@ -8344,8 +8420,8 @@ def _gemini_body(route, request):
         config["temperature"] = request.temperature
     if route.top_p is not None:
         config["topP"] = route.top_p
-    if route.seed is not None:
-        config["seed"] = route.seed
+    if request.seed(route) is not None:
+        config["seed"] = request.seed(route)
     if route.reasoning_mode == "disabled":
         config["thinkingConfig"] = {"thinkingBudget": 0}
     return {
@@ -8555,6 +8631,8 @@ def offline_reply(seed, body):
     judge it grades the subject answer.
     """
     item = body["item"] or {"question_id": body["item_id"]}
+    if body.get("epoch") is not None:  # run --epochs: each repeat is its own seeded draw
+        seed = f"{seed}|epoch {body['epoch']}"
     behaviour, answer, confidence = offline_plan(seed, item)
     if body["purpose"] == "confidence":
         return confidence, behaviour
@@ -8571,7 +8649,8 @@ def build_offline(route, request, key, env):
     return "offline://simulated/chat/completions", {}, {
         "model": route.provider_model, "purpose": request.purpose, "target": request.target,
         "subject": request.subject, "item_id": request.item_id, "item": request.item,
-        "prompt_words": len(request.prompt.split())}
+        "prompt_words": len(request.prompt.split()),
+        **({} if request.epoch is None else {"epoch": request.epoch})}
 
 
 def parse_offline(payload):
@@ -10369,6 +10448,7 @@ class RunOptions:
     idk_frac: float = 0.0
     exclude_ambiguous: bool = False
     no_text: bool = False
+    epochs: int = 1
     baseline: str | None = None
     tolerance: float = 0.02
     scoring: ScoringSettings = dataclasses.field(default_factory=ScoringSettings)
@@ -10519,6 +10599,9 @@ RECORD_CHECKS = {  # field -> (test, what it expects); fields not listed are fre
     "model": (lambda v: _is_str(v) and v.strip() != "", "a non-empty string"),
     "category": (_is_str, "a string"), "subcategory": (_is_str, "a string"),
     "cluster": (_is_str, "a string"), "k": (_is_knowability, "0 or 1"),
+    "epoch": (lambda v: _is_count(v), "a whole number >= 0"),
+    "seed": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+             "null or a whole number"),
     "classification": (lambda v: v is None or _is_label_object(v),
                        "null or an object with a label"),
     "classifications": (lambda v: isinstance(v, dict) and all(map(_is_label_object, v.values())),
@@ -10580,8 +10663,8 @@ ANSWER_RECORD = RecordKind(
               "confidence_parse_reason", "classifications", "prompt_sha256",
               "confidence_prompt_sha256", "timing", "injected", "followed", "quotes", "judge",
               "confidence_readings", "question", "question_sha256", "gold", "redacted_value",
-              "prompt", "confidence_prompt", "internal_error"),
-    identity=("model", "question_id", "target"))
+              "prompt", "confidence_prompt", "internal_error", "epoch", "seed"),
+    identity=("model", "question_id", "target", "epoch"))
 TARGET_RECORD = RecordKind(
     "target", "target_records.jsonl",
     required=("question_id", "model", "category", "subcategory", "target", "score",
@@ -10589,7 +10672,7 @@ TARGET_RECORD = RecordKind(
     optional=("kind", "cluster", "prompt_sha256", "answer_text", "response", "abstained",
               "correct", "judge", "question", "question_sha256", "gold", "redacted_value",
               "prompt", "internal_error"),
-    identity=("model", "question_id", "target"))
+    identity=("model", "question_id", "target", "epoch"))
 RECORD_KINDS = {kind.name: kind for kind in (ANSWER_RECORD, TARGET_RECORD)}
 TARGET_RECORDS = TARGET_RECORD.file
 
@@ -10646,7 +10729,7 @@ def answer_row(record, place="$", classifier=None):
     if status != "answered":
         label = Label.NOT_REQUESTED if status == "excluded" else Label.TECHNICAL_FAILURE
         return ScoreRow(model, item, category, subcategory, cluster, label, False, None,
-                        record["k"], False)
+                        record["k"], False, record.get("epoch"))
     source = record["classification"]
     confidence = record["parsed_confidence"] if record["valid_for_ehq3"] else None
     terminal = record["confidence_terminal"]
@@ -10666,7 +10749,7 @@ def answer_row(record, place="$", classifier=None):
                 terminal = confidence_is_terminal(response.get("ok"), response.get("error_type"),
                                                   confidence)
     return ScoreRow(model, item, category, subcategory, cluster, Label[source["label"]],
-                    bool(source.get("is_correct")), confidence, 0, terminal)
+                    bool(source.get("is_correct")), confidence, 0, terminal, record.get("epoch"))
 
 
 def add_record_extras(extras, record):
@@ -10699,7 +10782,7 @@ def _stored_response(response, reproducible=False):
     return data
 
 
-def evaluate_item(ctx, route, item, prompts):
+def evaluate_item(ctx, route, item, prompts, epoch=None):
     """The record of one route on one item: answer, confidence, labels, validity.
 
     A failed or truncated answer is a technical failure (an exclusion, never an
@@ -10712,13 +10795,15 @@ def evaluate_item(ctx, route, item, prompts):
             "cluster": item_cluster(item), **record_item_fields(item, options.no_text)}
     if item.get("injected"):
         base["injected"] = item["injected"]
+    if epoch is not None:  # run --epochs: which repeat, and the seed it was asked with
+        base.update(epoch=epoch, seed=(route.seed or 0) + epoch)
     k, reason = knowability(item, route)
     if k:
         return dict(base, k=k, exclusion_reason=reason, classification=None, valid_for_ehq12=False,
                     valid_for_ehq3=False, parsed_confidence=None, confidence_terminal=False)
     prompt = answer_prompt(item)
     answer = ctx.call(route, Request("answer", prompts["texts"]["system"], prompt, route.max_tokens,
-                                     item_id(item), route.temperature, item=item))
+                                     item_id(item), route.temperature, item=item, epoch=epoch))
     record = dict(base, k=0, prompt_sha256=sha256_hex(prompt), answer_text=answer.text,
                   answer_response=_stored_response(answer, options.reproducible))
     if not options.no_text:
@@ -10734,7 +10819,7 @@ def evaluate_item(ctx, route, item, prompts):
     question = confidence_prompt(prompt, answer.text, options.confidence_scale)
     confidence = ctx.call(route, Request("confidence", prompts["texts"]["confidence_system"],
                                          question, route.confidence_max_tokens, item_id(item),
-                                         route.temperature, item=item))
+                                         route.temperature, item=item, epoch=epoch))
     if confidence.ok:
         readings_of_confidence = read_all_confidences(confidence.text, options.confidence_scale,
                                                       answer.text)
@@ -10770,7 +10855,7 @@ def internal_failure_record(ctx, unit, error):
     The exception's type and (scrubbed) message are kept in "internal_error"; the unit is not
     final, so a resume (perhaps with a fixed kit) asks it again.
     """
-    route, item, target = unit
+    route, item, target, epoch = unit
     message = ctx.secrets.scrub(f"{type(error).__name__}: {error}")[:500]
     base = {"question_id": item_id(item), "model": route.name, "category": item_category(item),
             "subcategory": item_subcategory(item), "cluster": item_cluster(item),
@@ -10778,6 +10863,8 @@ def internal_failure_record(ctx, unit, error):
     if target is not None:
         return dict(base, kind=TARGET_RECORD.name, target=target, abstained=None, correct=None,
                     score=None)
+    if epoch is not None:
+        base["epoch"] = epoch
     return dict(base, kind=ANSWER_RECORD.name, k=0, classification=None, valid_for_ehq12=False,
                 valid_for_ehq3=False, parsed_confidence=None, confidence_terminal=False)
 
@@ -11184,7 +11271,8 @@ def fingerprint_inputs(options, inputs, prompts):
         "classifier": options.classifier, "confidence_scale": options.confidence_scale,
         "seed": options.seed, "targets": list(inputs["targets"]), "idk_frac": options.idk_frac,
         "exclude_ambiguous": options.exclude_ambiguous,
-        "judge": route_semantics(inputs["judge"]) if inputs["judge"] else None
+        "judge": route_semantics(inputs["judge"]) if inputs["judge"] else None,
+        **({} if options.epochs == 1 else {"epochs": options.epochs})  # 1: as before epochs
     }
 
 
@@ -11376,7 +11464,7 @@ def _check_resume(folder, manifest):
 # the manifest; the others (concurrency, rates, retries, cache, progress, ...) are free.
 RESUME_LOCKED = ("items", "models", "registry", "categories", "limit", "seed", "balance", "shard",
                  "classifier", "confidence_scale", "targets", "judge", "idk_frac",
-                 "exclude_ambiguous", "no_text", "adjudication", "scoring")
+                 "exclude_ambiguous", "epochs", "no_text", "adjudication", "scoring")
 
 
 def options_from_manifest(manifest, source="manifest.json"):
@@ -11398,6 +11486,7 @@ def options_from_manifest(manifest, source="manifest.json"):
             "targets": tuple(manifest.get("targets") or ()), "judge": judge,
             "idk_frac": fingerprint.get("idk_frac", 0.0),
             "exclude_ambiguous": fingerprint.get("exclude_ambiguous", False),
+            "epochs": fingerprint.get("epochs", 1),
             "no_text": settings.get("no_text", False),
             "adjudication": settings.get("adjudication"),
             "scoring": ScoringSettings.from_json(settings, f"{source}: $.settings")}
@@ -11534,6 +11623,9 @@ def plan_run(options, *, clock=None, environ=None):
         raise InputError(
             f"missing API key: set {', '.join(missing)} in the environment or .env; no request was sent"
         )
+    if options.epochs > 1 and options.adjudication:
+        raise InputError("--adjudication labels one answer per model and item; with --epochs "
+                         "each item has several answers (adjudicate a run of one epoch)")
     names = [route.name for route in inputs["routes"]]
     for pair in options.scoring.compare:  # refused before a run directory or a request exists
         for name in pair:
@@ -11559,6 +11651,7 @@ def collect_run(plan, ctx, stream=None):
     Returns (records, target records), each in canonical order, adjudicated.
     """
     options, inputs, folder = plan.options, plan.inputs, plan.folder
+    record_identity_checks(plan, ctx)
     write_json(os.path.join(folder, "manifest.json"), plan.manifest)
     kinds = [ANSWER_RECORD] + ([TARGET_RECORD] if inputs["targets"] else [])
     paths = {kind.name: os.path.join(folder, kind.file) for kind in kinds}
@@ -11577,7 +11670,7 @@ def collect_run(plan, ctx, stream=None):
     })
     if torn:
         ctx.event({"event": "torn_record_dropped", "bytes": len(torn), "sha256": sha256_hex(torn)})
-    work = [unit for unit in work_units(inputs) if unit_key(unit) not in kept]
+    work = [unit for unit in work_units(inputs, options.epochs) if unit_key(unit) not in kept]
     counts = {kind.name: 0 for kind in kinds}
     for unit in work:
         counts[ANSWER_RECORD.name if unit[2] is None else TARGET_RECORD.name] += 1
@@ -11595,17 +11688,47 @@ def collect_run(plan, ctx, stream=None):
                              options), _finalize_targets(target_records, inputs)
 
 
-def work_units(inputs):
-    """(route, item, target) units: every item once (target None), then each k = 0 item per target."""
-    units = [(route, item, None) for route in inputs["routes"] for item in inputs["items"]]
-    units += [(route, item, t) for route in inputs["routes"] for t in inputs["targets"]
+def record_identity_checks(plan, ctx):
+    """Before a run's first request: can the server of each strict route tell models apart?
+
+    model_identity_policy "strict" fails an answer whose reply names another model, which
+    proves nothing when a server echoes whatever name it is sent (llama.cpp, many proxies).
+    Each strict HTTP route gets check_route's probe (one or two tiny requests, no retries).
+    Its finding goes into the manifest ("identity_checks") and, when the replies cannot tell
+    models apart, into the warnings: the identity is unverifiable, not passed.
+    """
+    checks = {}
+    for route in plan.inputs["routes"]:
+        if route.model_identity_policy != "strict" or route.spec.local:
+            continue
+        found = check_route(route, secrets=ctx.secrets, transport=ctx.transports[False],
+                            clock=ctx.clock, env=ctx.secrets.environ)
+        checks[route.name] = {key: found[key] for key in (
+            "ok", "error_type", "resolved_model", "identity_discriminating", "identity_note")}
+        ctx.event(dict({"event": "identity_check", "route": route.name}, **checks[route.name]))
+        if found["identity_discriminating"] is not True:
+            plan.manifest["warnings"].append(
+                f"route {route.name}: model identity is unverifiable, not passed "
+                f"(model_identity_policy strict): {found['identity_note']}")
+    if checks:
+        plan.manifest["identity_checks"] = checks
+
+
+def work_units(inputs, epochs=1):
+    """(route, item, target, epoch) units: every item once per epoch (target None; epoch None
+    when epochs is 1), then each k = 0 item once per target."""
+    repeats = [None] if epochs == 1 else list(range(epochs))
+    units = [(route, item, None, epoch) for route in inputs["routes"] for item in inputs["items"]
+             for epoch in repeats]
+    units += [(route, item, t, None) for route in inputs["routes"] for t in inputs["targets"]
               for item in inputs["items"] if not knowability(item, route)[0]]
     return units
 
 
 def unit_key(unit):
-    route, item, target = unit
-    return route.name, item_id(item), target
+    """(model, item, target, epoch): the RecordKind key of the record a unit produces."""
+    route, item, target, epoch = unit
+    return route.name, item_id(item), target, epoch
 
 
 def _collect(ctx, work, paths, prompts, progress):
@@ -11619,10 +11742,10 @@ def _collect(ctx, work, paths, prompts, progress):
     sinks = {kind: open_appending(path) for kind, path in paths.items()}
 
     def one(unit):
-        route, item, target = unit
+        route, item, target, epoch = unit
         try:
             if target is None:
-                return evaluate_item(ctx, route, item, prompts)
+                return evaluate_item(ctx, route, item, prompts, epoch)
             return evaluate_target(ctx, route, item, target, prompts)
         except Cancelled:
             raise
@@ -11673,8 +11796,10 @@ def _finalize_records(records, inputs, adjudication, options):
     """The final records in canonical order (route order, then selection order), adjudicated."""
     latest = {}
     for record in records:
-        latest[(record["model"], record["question_id"])] = record
-    order = [(route.name, item_id(item)) for route in inputs["routes"] for item in inputs["items"]]
+        latest[(record["model"], record["question_id"], record.get("epoch"))] = record
+    repeats = [None] if options.epochs == 1 else list(range(options.epochs))
+    order = [(route.name, item_id(item), epoch) for route in inputs["routes"]
+             for item in inputs["items"] for epoch in repeats]
     final = [latest[key] for key in order if key in latest]
     if adjudication:
         final = apply_adjudication(final, adjudication, options.adjudication)
@@ -11684,8 +11809,8 @@ def _finalize_records(records, inputs, adjudication, options):
 def _finalize_targets(records, inputs):
     """Target records in canonical order: route, then target, then selection order."""
     latest = {record_kind(r).key(r): r for r in records}
-    order = [(route.name, item_id(item), t) for route in inputs["routes"] for t in inputs["targets"]
-             for item in inputs["items"]]
+    order = [(route.name, item_id(item), t, None) for route in inputs["routes"]
+             for t in inputs["targets"] for item in inputs["items"]]
     return [latest[key] for key in order if key in latest]
 
 
@@ -11886,10 +12011,11 @@ def run_status(folder):
     targets = read_run_records(os.path.join(folder, TARGET_RECORD.file), kind=TARGET_RECORD)[0]
     selected = len(manifest["selection"]["shard_ids"] or manifest["selection"]["question_ids"])
     per_model = {}
+    epochs = manifest["run"]["fingerprint_inputs"].get("epochs", 1)
     for model in manifest["models"]:
-        mine = {r["question_id"]: r for r in answers if r["model"] == model}
-        excluded = sum(1 for r in mine.values() if answer_status(r) == "excluded")
-        entry = {ANSWER_RECORD.name: _unit_counts(mine.values(), selected)}
+        mine = {(r["question_id"], r.get("epoch")): r for r in answers if r["model"] == model}
+        excluded = len({qid for (qid, _), r in mine.items() if answer_status(r) == "excluded"})
+        entry = {ANSWER_RECORD.name: _unit_counts(mine.values(), selected * epochs)}
         if manifest.get("targets"):
             asked = {(r["question_id"], r["target"]): r for r in targets if r["model"] == model}
             expected = (selected - excluded) * len(manifest["targets"])
@@ -11961,13 +12087,16 @@ def shard_records(folders, manifest):
     for folder in folders:
         targets += read_run_records(os.path.join(folder, TARGET_RECORDS))[0]
         for record in read_run_records(os.path.join(folder, "records.jsonl"))[0]:
-            key = (record["model"], record["question_id"])
+            key = (record["model"], record["question_id"], record.get("epoch"))
             if key in seen:
                 raise InputError(f"shards overlap: model {key[0]!r} item {key[1]!r} appears twice")
             seen.add(key)
             records.append(record)
     ids = manifest["selection"]["question_ids"]
-    expected = {(model, qid) for model in manifest["models"] for qid in ids}
+    epochs = manifest["run"]["fingerprint_inputs"].get("epochs", 1)
+    repeats = [None] if epochs == 1 else list(range(epochs))
+    expected = {(model, qid, epoch) for model in manifest["models"] for qid in ids
+                for epoch in repeats}
     if seen != expected:
         raise InputError(
             f"the shards leave a gap: {len(expected - seen)} model x item record(s) missing")
@@ -12303,6 +12432,7 @@ def summarize_run(records, manifest, options, target_records=()):
     scored = ehq_scores(records, options.scoring)
     sensitivity = classifier_sensitivity(records)
     report = ehq_report(scored, sensitivity)
+    epochs = epoch_consistency(records)
     counts = exclusion_counts(records)
     for row in report["models"]:
         requested = counts.get(row["model"], {}).get("requested")
@@ -12327,8 +12457,69 @@ def summarize_run(records, manifest, options, target_records=()):
         else None,
         "adjudication": manifest.get("adjudication"),
         "ambiguous_items": ambiguous_answers(records, manifest.get("ambiguous_items") or {}),
-        "warnings": list(manifest.get("warnings") or [])
+        "warnings": list(manifest.get("warnings") or []) + (EPOCH_WARNINGS if epochs else []),
+        **({"epochs": epochs} if epochs else {})
     }
+
+
+EPOCH_WARNINGS = [
+    "epochs: the Wilson intervals of EHQ1 and EHQ2 count every epoch's answer as if it were "
+    "another item, so they are too narrow; the bootstrap intervals resample items, then epochs "
+    "within items, and are the ones to read"]
+
+
+def epoch_consistency(records):
+    """How stable a model's answers are across the epochs of run --epochs (None without epochs).
+
+    Per model, over the items with at least two answered epochs (a technical failure or an
+    excluded item is not an answer): ``same_label`` = share of items whose answered epochs all
+    carry one label; ``label_disagreement`` = mean over items of the share of epoch pairs
+    whose labels differ (0 = always the same, 1 = always different); ``confidence_range`` =
+    mean over items with two or more readable confidences of max - min; ``transitions`` =
+    label pairs seen between two epochs of one item ("HEDGE->ABSTAIN", sorted) and their
+    counts. ``by_category`` repeats same_label and label_disagreement per category.
+    """
+    answers = {}
+    epochs = set()
+    for record in records:
+        if record.get("epoch") is None:
+            continue
+        epochs.add(record["epoch"])
+        if answer_status(record) == "answered":
+            answers.setdefault(record["model"], {}).setdefault(
+                (record["category"], record["question_id"]), []).append(record)
+    if not epochs:
+        return None
+    result = {}
+    for model, items in sorted(answers.items()):
+        rows, transitions = [], collections.Counter()
+        for (category, _), mine in sorted(items.items()):
+            if len(mine) < 2:
+                continue
+            labels = [r["classification"]["label"] for r in mine]
+            pairs = list(itertools.combinations(labels, 2))
+            for a, b in pairs:
+                if a != b:
+                    transitions["->".join(sorted((a, b)))] += 1
+            values = [r["parsed_confidence"] for r in mine if r.get("valid_for_ehq3")]
+            rows.append((category, len(set(labels)) == 1,
+                         sum(a != b for a, b in pairs) / len(pairs),
+                         max(values) - min(values) if len(values) >= 2 else None))
+        result[model] = dict(_consistency(rows), epochs=len(epochs),
+                             transitions=dict(sorted(transitions.items())), by_category={
+            category: _consistency([r for r in rows if r[0] == category])
+            for category in sorted({r[0] for r in rows})})
+    return result
+
+
+def _consistency(rows):
+    """{items, same_label, label_disagreement, confidence_range} of (category, same, share,
+    range) rows; shares are None over no items."""
+    ranges = [r[3] for r in rows if r[3] is not None]
+    return {"items": len(rows),
+            "same_label": sum(r[1] for r in rows) / len(rows) if rows else None,
+            "label_disagreement": sum(r[2] for r in rows) / len(rows) if rows else None,
+            "confidence_range": sum(ranges) / len(ranges) if ranges else None}
 
 
 def judge_summary(records, target_records=()):
@@ -13116,9 +13307,16 @@ def run_warnings(summary, manifest=None, *, notes=True):
         if entry["n"] and entry["unparseable_rate"] > JUDGE_UNPARSEABLE_WARNING:
             warnings.append(f"{model}: the judge gave no usable grade for "
                             f"{entry['unparseable'] + entry['failed']} of {entry['n']} answers")
+    unit = "answer(s)" if summary.get("epochs") else "item(s)"
     for model, reasons in (summary.get("exclusions") or {}).items():
         for reason, count in sorted(reasons.items()):
-            warnings.append(f"{model}: {count} item(s) excluded: {reason_text(reason)}")
+            warnings.append(f"{model}: {count} {unit} excluded: {reason_text(reason)}")
+    for model, entry in (summary.get("epochs") or {}).items():
+        warnings.append(
+            f"{model}: {entry['epochs']} epochs: the same label in every epoch on "
+            f"{_fmt(entry['same_label'], 3)} of {entry['items']} items; label disagreement "
+            f"{_fmt(entry['label_disagreement'], 3)}; confidence range "
+            f"{_fmt(entry['confidence_range'], 3)}")
     ambiguous = (summary.get("ambiguous_items") or {}).get("items") or {}
     if ambiguous:
         warnings.append(f"{len(ambiguous)} CCQ item(s) have no single right label (their "
@@ -14074,7 +14272,8 @@ def _html_sample(record, flags, targets):
     come from the stylesheet, which keeps a report of 9,000 samples small)."""
     label = sample_label(record)
     code = SAMPLE_LABELS[label][0]
-    anchor = _h(sample_anchor(record["model"], record["question_id"]))
+    anchor = _h(sample_anchor(record["model"], record["question_id"] if record.get("epoch") is None
+                              else f"{record['question_id']}.e{record['epoch']}"))
     answer = record.get("answer_text")
     preview = " ".join((answer or "").split())
     if len(preview) > HTML_PREVIEW_CHARS:
@@ -14779,6 +14978,9 @@ def export_run(folder, form, output, model=None):
         raise InputError(f"expected one of {', '.join(EXPORTERS)}, got {describe(form)}",
                          path="--format")
     run = read_run_contents(folder)
+    if any(record.get("epoch") is not None for record in run.records):
+        raise InputError("this run has several answers per item (--epochs); the exports map "
+                         "one answer per item and are not written for it yet", source=folder)
     try:
         return EXPORTERS[form](run, output, model)
     except InputError:
@@ -15277,7 +15479,7 @@ def _options_of(args):
         allow_candidate=args.allow_candidate, allow_reasoning=args.allow_reasoning,
         env_file=args.env_file, reproducible=args.reproducible, targets=tuple(args.target or ()),
         judge=args.judge, idk_frac=args.idk_frac, exclude_ambiguous=args.exclude_ambiguous,
-        no_text=args.no_text,
+        no_text=args.no_text, epochs=args.epochs,
         baseline=args.baseline,
         tolerance=args.tolerance, scoring=settings_from_args(args))
 
@@ -15628,6 +15830,11 @@ def _configure_run(parser):
     parser.add_argument(
         "--no-text", action="store_true",
         help="records keep the question's and prompts' hashes, not their text")
+    parser.add_argument(
+        "--epochs", type=number_arg(int, 1), default=1, metavar="K",
+        help="ask every item K times (seed = route seed + epoch where the provider takes one); "
+             "scores pool the epochs, intervals resample items then epochs, and the summary "
+             "reports how often an item's label changes (default 1)")
     parser.add_argument(
         "--exclude-ambiguous", action="store_true",
         help="leave out CCQ items whose withheld value still stands in the document (no single "

@@ -447,3 +447,41 @@ class MarkdownReportTest(TempDirTestCase):
                         "## Comparisons", "## Judge", "## Example answers"):
             self.assertIn(section, lines)
         self.assertNotRegex("\n".join(lines), r"\b(True|False|None)\b")
+
+
+class IdentityCheckTest(TempDirTestCase):
+    """A strict identity policy on a server that echoes any model name is unverifiable."""
+
+    def run_strict(self, named):
+        from fake_provider import Reply, chat_success
+        server = FakeProvider("chat")
+        self.addCleanup(server.close)
+        server.rule = lambda body, index: Reply(200, chat_success("85", model=named(body)))
+        registry = self.write("models.json", json.dumps({"models": [{
+            "name": "local", "provider": "openai_compatible", "provider_model": "llama-3-8b",
+            "base_url": server.base_url, "requires_api_key": False,
+            "model_identity_policy": "strict"}]}))
+        result = run_cli("run", "--registry", registry, "--model", "local", "--limit", 4,
+                         "--output", self.path("runs"), "--run-id", "r", "--quiet", "--no-cache",
+                         "--env-file", self.path("none"), "--bootstrap", 0)
+        self.assertEqual(result.code, 0, result)
+        manifest = ehq_ref.load_json_file(self.path("runs", "r", "manifest.json"))
+        summary = ehq_ref.load_json_file(self.path("runs", "r", "summary.json"))
+        probes = [b["model"] for b in server.bodies()
+                  if b["model"] == ehq_ref.IDENTITY_PROBE_MODEL]
+        return result, manifest["identity_checks"]["local"], summary["warnings"], probes
+
+    def test_an_echoing_server_is_reported_unverifiable_everywhere(self):
+        result, check, warnings, probes = self.run_strict(lambda body: body["model"])
+        self.assertIs(check["identity_discriminating"], False)
+        self.assertEqual(probes, [ehq_ref.IDENTITY_PROBE_MODEL])
+        self.assertEqual(len([w for w in warnings if "identity is unverifiable" in w]), 1)
+        self.assertIn("route local: model identity is unverifiable, not passed", result.out)
+        self.assertIn("identity is unverifiable",
+                      read(self.path("runs", "r"), "report.md"))
+
+    def test_a_server_naming_its_own_model_passes_without_a_warning(self):
+        _, check, warnings, probes = self.run_strict(lambda body: "llama-3-8b-instruct-q4")
+        self.assertIs(check["identity_discriminating"], True)
+        self.assertEqual(probes, [])  # the reply named a snapshot: no probe needed
+        self.assertFalse([w for w in warnings if "identity" in w])
