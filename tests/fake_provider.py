@@ -36,7 +36,8 @@ class Reply:
 
     def __init__(self, status=200, body=None, headers=None, delay=0.0, tear=False, drop=False,
                  chunked=False):
-        self.status, self.body, self.headers, self.delay, self.tear = status, body, headers or {}, delay, tear
+        self.status, self.body, self.headers = status, body, headers or {}
+        self.delay, self.tear = delay, tear
         self.drop, self.chunked = drop, chunked
 
 
@@ -97,7 +98,8 @@ def default_text(body):
 
 
 class _Server(http.server.ThreadingHTTPServer):
-    request_queue_size = 128  # a real provider does not reset connections at a few dozen concurrent clients
+    # a real provider does not reset connections at a few dozen concurrent clients
+    request_queue_size = 128
 
     def handle_error(self, request, client_address):
         pass  # a client that gave up (timeout, failed TLS handshake) is not a server error
@@ -112,7 +114,8 @@ def server_tls_context():
 
 
 class FakeProvider:
-    """Start with FakeProvider("openai"); stop with close(). ``base_url`` suits the route's provider."""
+    """Start with FakeProvider("openai"); stop with close(). ``base_url`` suits the route's
+    provider."""
 
     def __init__(self, kind="openai", latency=0.0, responder=None, tls=False, idle_timeout=None):
         self.kind, self.latency, self.tls = kind, latency, tls
@@ -123,7 +126,8 @@ class FakeProvider:
         self.handshake_failures = 0
         self.active = 0  # requests being answered now (read by rules that refuse above a limit)
         self.lock = threading.Lock()
-        self.rule = None  # optional function(body, index) -> Reply or None, consulted before the plan
+        # optional function(body, index) -> Reply or None, consulted before the plan
+        self.rule = None
         context = server_tls_context() if tls else None
         owner = self
 

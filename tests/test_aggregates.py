@@ -1,4 +1,5 @@
-"""Aggregates: weights, weighted means, profiles, CHI, similarity, Q_M, lure factor, EIMC, events."""
+"""Aggregates: weights, weighted means, profiles, CHI, similarity, Q_M, lure factor, EIMC,
+events."""
 
 import math
 import unittest

@@ -73,7 +73,8 @@ class ScoreChiTest(TempDirTestCase):
             ('{"capacities": {"R": NaN, "M": 1, "C": 1, "A": 1, "I": 1}}',
              "$.capacities.R: NaN is not allowed"),
             ('{"capacities": [1, 1, 1, 1, 1], "colour": 1}', "$: unknown field 'colour'"),
-            ('{"factors": {"r": 0.9}, "lure_outcomes": {"abstained": 1, "unsupported": 0, "invalid": 0, "x": 1}}',
+            ('{"factors": {"r": 0.9}, "lure_outcomes": {"abstained": 1, "unsupported": 0, '
+             '"invalid": 0, "x": 1}}',
              "$.lure_outcomes: unknown field 'x'"),
         ]
         for text, message in cases:
@@ -220,3 +221,17 @@ class ScoreRecordsTest(TempDirTestCase):
         report = run_cli("score", target, "--bootstrap", 20, "--compare",
                          "model,other").json()["ehq"]
         self.assertEqual(report["comparisons"][0]["difference"]["EHQ"]["estimate"], 0.0)
+
+
+class LineLengthTest(unittest.TestCase):
+    def test_no_line_of_the_kit_or_its_tests_is_longer_than_100_characters(self):
+        paths = [os.path.join(ROOT, "ehq_ref.py")] + sorted(
+            os.path.join(ROOT, "tests", name) for name in os.listdir(os.path.join(ROOT, "tests"))
+            if name.endswith(".py"))
+        long = []
+        for path in paths:
+            with open(path, encoding="utf-8") as handle:
+                long += [f"{os.path.basename(path)}:{number}"
+                         for number, line in enumerate(handle, start=1)
+                         if len(line.rstrip("\n")) > 100]
+        self.assertEqual(long, [])

@@ -123,7 +123,8 @@ class CorpusTest(unittest.TestCase):
                                 for (entry, item), label in zip(self.answers, got))
         agree = sum(c[0] for c in by_category.values())
         misses = [(entry["id"], entry["label"], label["label"])
-                  for (entry, _), label in zip(self.answers, got) if label["label"] != entry["label"]]
+                  for (entry, _), label in zip(self.answers, got)
+                  if label["label"] != entry["label"]]
         self.assertGreaterEqual(agree / len(got), 0.98, misses[:10])
         for category, cell in by_category.items():
             self.assertGreaterEqual(share(cell), 0.95, category)

@@ -1,4 +1,5 @@
-"""Provider calls over urllib against a real local server: wire formats, faults, retries, limits, secrets."""
+"""Provider calls over urllib against a real local server: wire formats, faults, retries, limits,
+secrets."""
 
 import contextlib
 import json
@@ -7,7 +8,8 @@ import threading
 import time
 import unittest
 
-from fake_provider import FakeClock, FakeProvider, Reply, anthropic_success, chat_success, gemini_success, openai_success
+from fake_provider import (FakeClock, FakeProvider, Reply, anthropic_success, chat_success,
+                           gemini_success, openai_success)
 from support import EXAMPLES, TempDirTestCase, ehq_ref
 
 CANARY = "sk-canary-7f3a9c2e1d8b4a6f0e5d"

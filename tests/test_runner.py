@@ -1,4 +1,5 @@
-"""The runner: run directories, resume after SIGKILL, cache, progress, verification, sharding, study set-up."""
+"""The runner: run directories, resume after SIGKILL, cache, progress, verification, sharding, study
+set-up."""
 
 import hashlib
 import json
@@ -25,7 +26,8 @@ def item_of(body):
 
 
 def deterministic_model(body):
-    """A fake model whose reply depends only on the prompt: every label and a bad confidence occur."""
+    """A fake model whose reply depends only on the prompt: every label and a bad confidence
+    occur."""
     prompt = body["messages"][-1]["content"]
     digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
     if "confidence" in body["messages"][0]["content"]:
@@ -234,7 +236,8 @@ class ProviderRunTest(RunnerCase):
 
     def test_resume_redoes_only_retryable_failures(self):
         down = {"on": True}
-        self.server.rule = lambda body, index: Reply(500, {"error": {"message": "down"}}, {"x-should-retry": "false"}) \
+        self.server.rule = lambda body, index: Reply(
+            500, {"error": {"message": "down"}}, {"x-should-retry": "false"}) \
             if down["on"] and item_of(body) in ("HNQ-SPO-001", "FEQ-PER-002") else None
         options = self.options(models=("local", ), registry=self.registry(self.server),
                                use_cache=False)
@@ -322,7 +325,8 @@ def dataclasses_replace(options, **changes):
 
 
 class KillAndResumeTest(RunnerCase):
-    """SIGKILL a real `run` subprocess at several points; --resume ends where an uninterrupted run ends."""
+    """SIGKILL a real `run` subprocess at several points; --resume ends where an uninterrupted run
+    ends."""
 
     def command(self, registry, output, *extra):
         return [
