@@ -154,7 +154,7 @@ try:  # POSIX advisory locks; elsewhere a lock file is used instead.
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AdaptiveConcurrency",
