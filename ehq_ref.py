@@ -2318,9 +2318,13 @@ class _Packing:
                 for s in sorted(cells)}
 
     def pack_cluster(self, cluster):
-        """A packed int, or for an EpochCluster an _EpochPack (items and epochs sorted)."""
+        """A packed int, or for an EpochCluster an _EpochPack (items and epochs sorted); once
+        any cluster has epochs, a plain one is an _EpochPack of one item with one epoch."""
         if not isinstance(cluster, EpochCluster):
-            return self.pack(cluster)
+            if not self.epochs:
+                return self.pack(cluster)
+            base = self.pack((0, 0, 0, ()))
+            return _EpochPack(base, ((self.pack(cluster) - base, ), ))
         base = self.pack((0, 0, 0, ()))
         return _EpochPack(base, tuple(
             tuple(self.pack(cluster[item][epoch]) - base for epoch in sorted(cluster[item]))
@@ -10140,24 +10144,29 @@ MAX_REPLY_DEPTH = 64
 
 def read_reply_body(data):
     """A provider's reply body as JSON data, or None when it is not JSON (the callers then
-    fail the attempt with its reason): UTF-8, at most MAX_REPLY_DEPTH levels deep."""
+    fail the attempt with its reason): UTF-8, no NaN or Infinity, no float that overflows, no
+    lone surrogate escape (it could not be written back), at most MAX_REPLY_DEPTH levels."""
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
+        if not text.strip() or _lone_surrogate(text):
+            return None
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except (ValueError, RecursionError, _JSONFault):
         return None
-    if text.count("[") + text.count("{") > MAX_REPLY_DEPTH:  # only then can it be too deep
-        depth = 0
-        for char in text:  # a bracket count; brackets in strings can only overestimate
-            if char in "[{":
-                depth += 1
-                if depth > MAX_REPLY_DEPTH:
-                    return None
-            elif char in "]}":
-                depth -= 1
-    try:
-        return json.loads(text) if text.strip() else None
-    except (ValueError, RecursionError):
-        return None
+    return value if json_depth(value) <= MAX_REPLY_DEPTH else None
+
+
+def json_depth(value):
+    """How many arrays and objects deep parsed JSON data nests (0 for a scalar), without
+    recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in
+                         (node.values() if isinstance(node, dict) else node))
+    return deepest
 
 
 def _checked_response(call, reply, latency, attempt, status):
@@ -10299,7 +10308,7 @@ def check_route(route, *, secrets, transport=None, clock=None, env=None, offline
                           secrets=secrets, transport=transport, clock=clock, env=env,
                           policy=RetryPolicy(max_retries=0), offline_seed=offline_seed)
 
-    response = ask(route)
+    response = ask(dataclasses.replace(route, model_identity_policy="record"))  # see the reply
     present = secrets.present(route.key_env)
     if response.error_type == "authentication":
         key = "rejected" if response.attempts else "missing"
@@ -10330,13 +10339,13 @@ def check_route(route, *, secrets, transport=None, clock=None, env=None, offline
                 f"it checks the name")
         else:
             note = f"the probe for a model that cannot exist was inconclusive ({probe.error_type})"
-    return {
+    return secrets.scrub({  # the server's model name and notes may echo a key
         "ok": response.ok, "error_type": response.error_type,
-        "error_message": secrets.redact(response.error_message), "key": key,
+        "error_message": response.error_message, "key": key,
         "latency_s": response.latency_s, "requested_model": route.provider_model,
         "resolved_model": resolved, "identity_match": model_identity(route, resolved),
         "identity_discriminating": discriminating, "identity_note": note
-    }
+    })
 
 
 # ============================================================================
@@ -10710,6 +10719,7 @@ class RunContext:
         self.event({
             "event": "cache_hit" if response.cache_hit else "request", "route": route.name,
             "purpose": request.label, "item_id": request.item_id,
+            **({} if request.epoch is None else {"epoch": request.epoch}),
             "request_hash": hash_value(identity),
             "response_hash": hash_value(response.text) if response.text is not None else None,
             "ok": response.ok, "error_type": response.error_type,
@@ -11005,6 +11015,7 @@ def internal_failure_record(ctx, unit, error):
     """
     route, item, target, epoch = unit
     message = ctx.secrets.scrub(f"{type(error).__name__}: {error}")[:500]
+    message = message.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate, say
     base = {"question_id": item_id(item), "model": route.name, "category": item_category(item),
             "subcategory": item_subcategory(item), "cluster": item_cluster(item),
             "exclusion_reason": "internal_error", "internal_error": message}
@@ -11154,8 +11165,11 @@ def adjudicate(record, label):
 def apply_adjudication(records, table, source):
     """Records with the adjudicated labels applied; every named record must exist and have an
     answer."""
-    index = {(r["model"], r["question_id"]): i for i, r in enumerate(records)}
     records = list(records)
+    if any(r.get("epoch") is not None for r in records):
+        raise InputError("adjudication labels one answer per model and item, and these records "
+                         "hold several per item (run --epochs)", source=source)
+    index = {(r["model"], r["question_id"]): i for i, r in enumerate(records)}
     for (model, qid), label in sorted(table.items()):
         position = index.get((model, qid))
         if position is None:
@@ -11560,15 +11574,37 @@ def read_run_records(path, *, repair=False, kind=None):
     return records, torn
 
 
-_OBJECT, _LIST, _TEXT = (dict, "an object"), (list, "a list"), (str, "a string")
-_LIST_OR_NULL = ((list, type(None)), "a list or null")
-MANIFEST_SHAPE = {  # what the kit reads back from a manifest.json, checked in one place
+def _of(*kinds):
+    """A test that a value is of one of ``kinds`` (bool is never a number here)."""
+    return lambda value: isinstance(value, kinds) and not (
+        isinstance(value, bool) and bool not in kinds)
+
+
+_OBJECT, _LIST, _TEXT = (_of(dict), "an object"), (_of(list), "a list"), (_of(str), "a string")
+_TEXT_OR_NULL = (_of(str, type(None)), "a string or null")
+_TEXTS = (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
+MANIFEST_SHAPE = {  # what the kit reads back from a manifest.json: (test, what, required)
     "run": _OBJECT, "run.run_id": _TEXT, "run.fingerprint": _TEXT,
     "run.base_fingerprint": _TEXT, "run.fingerprint_inputs": _OBJECT,
-    "run.shard": ((dict, type(None)), "an object or null"), "selection": _OBJECT,
-    "selection.question_ids": _LIST, "selection.shard_ids": _LIST_OR_NULL, "models": _LIST,
-    "settings": _OBJECT, "targets": _LIST, "dataset": _OBJECT, "registry": _OBJECT,
-    "prompts": _OBJECT,
+    "run.fingerprint_inputs.epochs": (lambda v: _is_count(v) and v >= 1,
+                                      "a whole number >= 1", False),
+    "run.shard": (lambda v: v is None or (isinstance(v, dict) and _is_count(v.get("k")) and
+                                          _is_count(v.get("n"))), "null or {k, n}"),
+    "run.reproducible": (_of(bool), "true or false", False),
+    "selection": _OBJECT, "selection.question_ids": _TEXTS,
+    "selection.shard_ids": (lambda v: v is None or _TEXTS[0](v), "a list of strings or null"),
+    "selection.categories": _TEXTS, "selection.limit": (lambda v: v is None or _is_count(v),
+                                                         "null or a whole number"),
+    "selection.seed": (_of(int), "a whole number"), "selection.balance": _TEXT,
+    "models": _TEXTS, "settings": _OBJECT, "targets": (
+        lambda v: isinstance(v, list) and all(_is_probability(t) for t in v),
+        "a list of numbers in [0, 1]"),
+    "dataset": _OBJECT, "dataset.path": _TEXT, "registry": _OBJECT,
+    "registry.path": _TEXT_OR_NULL, "registry.routes": _OBJECT,
+    "registry.judge": ((lambda v: v is None or (isinstance(v, dict) and
+                                                isinstance(v.get("name"), str))),
+                       "null or a route with a name", False),
+    "prompts": _OBJECT, "classifier": _TEXT, "confidence_scale": _TEXT,
 }
 
 
@@ -11580,17 +11616,18 @@ def load_manifest(path):
     manifest = load_json_file(path)
     with reading(path):
         require_object(manifest, "$", optional=ANY_FIELDS)
-        for dotted, (kinds, what) in MANIFEST_SHAPE.items():
+        for dotted, (test, what, *required) in MANIFEST_SHAPE.items():
             value, place = manifest, "$"
             for part in dotted.split("."):
                 if not isinstance(value, dict) or part not in value:
+                    if required and not required[0]:
+                        break
                     raise InputError(f"expected {what}, but the field is missing",
                                      path=json_path(place, part))
                 value, place = value[part], json_path(place, part)
-            if not isinstance(value, kinds) or isinstance(value, bool):
-                raise InputError(f"expected {what}, got {describe(value)}", path=place)
-        for index, model in enumerate(manifest["models"]):
-            require_string(model, f"$.models[{index}]")
+            else:
+                if not test(value):
+                    raise InputError(f"expected {what}, got {describe(value)}", path=place)
     return manifest
 
 
@@ -11899,20 +11936,25 @@ def _collect(ctx, work, paths, prompts, progress):
     sinks = {kind: open_appending(path) for kind, path in paths.items()}
 
     def one(unit):
+        """(record, its JSONL line): checked and encoded here, so a fault stays in its unit."""
         route, item, target, epoch = unit
         try:
             if target is None:
-                return evaluate_item(ctx, route, item, prompts, epoch)
-            return evaluate_target(ctx, route, item, target, prompts)
+                record = evaluate_item(ctx, route, item, prompts, epoch)
+            else:
+                record = evaluate_target(ctx, route, item, target, prompts)
+            record_kind(record).check(record, "the new record")
+            return record, (canonical_json(record) + "\n").encode("utf-8")
         except Cancelled:
             raise
         except Exception as error:  # one odd unit never stops the run
-            return internal_failure_record(ctx, unit, error)
+            record = internal_failure_record(ctx, unit, error)
+            return record, (canonical_json(record) + "\n").encode("utf-8")
 
     records = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop)
     try:
-        for record in records:
-            _store_record(ctx, record, sinks, paths, last_sync)
+        for record, line in records:
+            _store_record(ctx, record, line, sinks, paths, last_sync)
             fields = progress.step(record)
             if fields:
                 ctx.event(
@@ -11930,17 +11972,16 @@ def _collect(ctx, work, paths, prompts, progress):
                 handle.close()
 
 
-def _store_record(ctx, record, sinks, paths, last_sync):
-    """Append one checked record to its file (flushed; fsynced at most once a second)."""
+def _store_record(ctx, record, line, sinks, paths, last_sync):
+    """Append one checked record's line to its file (flushed; fsynced at most once a second)."""
     if record.get("internal_error"):
         ctx.event({"event": "internal_error", "model": record["model"],
                    "question_id": record["question_id"], "target": record.get("target"),
-                   "error": record["internal_error"]})
+                   "epoch": record.get("epoch"), "error": record["internal_error"]})
     kind = record_kind(record)
-    kind.check(record, f"the new {kind.name} record")
     with reading(paths[kind.name]):
         sink = sinks[kind.name]
-        sink.write((canonical_json(record) + "\n").encode("utf-8"))
+        sink.write(line)
         sink.flush()
     if ctx.clock.monotonic() - last_sync[0] >= 1.0:
         for name, handle in sinks.items():
@@ -11976,13 +12017,14 @@ def _finalize_targets(records, inputs):
 CATALOG = "artifact_catalog.json"
 
 
-def run_files(folder):
-    """Relative paths of every file below a run directory (the catalog and lock excluded)."""
+def run_files(folder, *, temp=False):
+    """Relative paths of every file below a run directory (the catalog and the 0.1.0 lock file
+    excluded; temp files of a killed write too, unless ``temp``)."""
     found = []
     for base, _, names in os.walk(folder):
         for name in names:
             relative = os.path.relpath(os.path.join(base, name), folder).replace(os.sep, "/")
-            if relative not in (CATALOG, ".lock") and not is_temp_file(relative):
+            if relative not in (CATALOG, ".lock") and (temp or not is_temp_file(relative)):
                 found.append(relative)
     return sorted(found)
 
@@ -12002,13 +12044,15 @@ def verify_run(folder):
 
     What a valid report proves: every catalogued file has the bytes the catalog names, no
     file is missing, extra or a symbolic link; the event chain is unbroken; and the files
-    agree with the chain: summary.json and the record files hash to the values of the last
-    run_completed event, which also fixes the record counts, the catalog names those same
-    hashes, and every response text kept in a record hashes to a value that a request or
-    cache_hit event recorded for that model, purpose and item. So editing a file, even with
-    its catalog entry refreshed, is caught. What it cannot prove: that nobody rewrote the whole
-    directory and recomputed the chain from the first line; compare the chain's head hash with
-    an anchor kept elsewhere (verify-log --anchor) for that.
+    agree with the chain: the last run_completed event names the SHA-256 of every file written
+    before it (all but events.jsonl and the catalog) and the record counts, the files and the
+    catalog must match those hashes, no other file may have appeared since, and every
+    response text kept in a record hashes to a value that a request or cache_hit event
+    recorded for that model, purpose, item and epoch. So editing any file, even with its
+    catalog entry refreshed, is caught. What it cannot prove: that nobody rewrote the whole
+    directory and recomputed the chain from the first line; compare the chain's head hash
+    with an anchor kept elsewhere (verify-log --anchor) for that. A run of kit 0.1.0 attests
+    summary.json alone.
 
     Report: {"valid", "run_dir", "n_expected", "missing", "mismatched", "size_mismatched",
     "unexpected", "symlinks", "contradictions", "attested", "events", "problem"}.
@@ -12087,14 +12131,14 @@ def read_catalog(path):
     return artifacts
 
 
-ATTESTED_FILES = (("summary.json", "summary_sha256"),
-                  (ANSWER_RECORD.file, "records_sha256"),
-                  (TARGET_RECORD.file, "target_records_sha256"))
-
-
 def check_attestations(folder, artifacts, report):
     """Compare the files with what the (valid) event chain attests; fills report["attested"]
-    (what was checked) and report["contradictions"] (one sentence per disagreement)."""
+    (what was checked) and report["contradictions"] (one sentence per disagreement).
+
+    The last run_completed event names the SHA-256 of every file written before it
+    ("files"; kit 0.1.0 named summary.json's alone) and the record counts; request and
+    cache_hit events name each response's hash, by route, purpose, item and epoch.
+    """
     events = [loads_strict(line) for line in read_bytes(os.path.join(folder, "events.jsonl"))
               .decode("utf-8").splitlines() if line.strip()]
     said = report["contradictions"].append
@@ -12103,26 +12147,32 @@ def check_attestations(folder, artifacts, report):
         said("the event chain has no run_completed event (the run never finished)")
         return
     final = completed[-1]
-    for name, field in ATTESTED_FILES:
-        if field not in final:
-            continue
+    attested = final.get("files") if isinstance(final.get("files"), dict) else \
+        {"summary.json": final.get("summary_sha256")}
+    present = set(run_files(folder, temp=True)) - {"events.jsonl"}
+    for name in sorted(set(attested) | (present if "files" in final else set())):
         full = os.path.join(folder, name)
         actual = sha256_file(full)[0] if os.path.isfile(full) else None
-        report["attested"].append(name)
-        if actual != final[field]:
-            said(f"{name} does not hash to the {field} the event chain recorded")
-        if name in artifacts and artifacts[name]["sha256"] != final[field]:
+        if name not in attested:
+            said(f"{name} was written after the run finished (the event chain does not name it)")
+        elif actual != attested[name]:
+            said(f"{name} does not hash to the SHA-256 the event chain recorded")
+        elif name in artifacts and artifacts[name]["sha256"] != attested[name]:
             said(f"the catalog's hash of {name} is not the one the event chain recorded")
-    counted = {}
+    report["attested"].append(f"{len(attested)} file(s)")
     responses = collections.defaultdict(set)
     for event in events:
         if event.get("event") in ("request", "cache_hit") and event.get("response_hash"):
-            key = (event.get("route"), event.get("purpose"), event.get("item_id"))
+            key = (event.get("route"), event.get("purpose"), event.get("item_id"),
+                   event.get("epoch"))
             responses[key].add(event["response_hash"])
     for kind, field in ((ANSWER_RECORD, "records"), (TARGET_RECORD, "target_records")):
         full = os.path.join(folder, kind.file)
-        records = read_run_records(full, kind=kind)[0] if os.path.isfile(full) else []
-        counted[field] = len(records)
+        try:
+            records = read_run_records(full, kind=kind)[0] if os.path.isfile(full) else []
+        except InputError as error:
+            said(str(error))
+            continue
         if field in final and final[field] != len(records):
             said(f"{kind.file} holds {len(records)} records; the event chain recorded "
                  f"{final[field]}")
@@ -12130,25 +12180,27 @@ def check_attestations(folder, artifacts, report):
             for number, record in enumerate(records, start=1):
                 for key, text in record_response_texts(record):
                     if hash_value(text) not in responses.get(key, ()):
+                        epoch = "" if key[3] is None else f" epoch {key[3]}"
                         said(f"{kind.file}: line {number}: the {key[1]} text is not the response "
-                             f"the event chain recorded for {key[0]} on {key[2]}")
+                             f"the event chain recorded for {key[0]} on {key[2]}{epoch}")
                         break
     if responses:
         report["attested"].append("response texts")
 
 
 def record_response_texts(record):
-    """((route, purpose, item_id), text) of every response text a record keeps."""
-    item, model = record.get("question_id"), record.get("model")
+    """((route, purpose, item_id, epoch), text) of every response text a record keeps."""
+    item, model, epoch = record.get("question_id"), record.get("model"), record.get("epoch")
     found = []
     if record_kind(record) is TARGET_RECORD:
-        found.append(((model, f"target:{record.get('target')!r}", item), record.get("answer_text")))
+        found.append(((model, f"target:{record.get('target')!r}", item, None),
+                      record.get("answer_text")))
     else:
-        found.append(((model, "answer", item), record.get("answer_text")))
-        found.append(((model, "confidence", item), record.get("confidence_text")))
+        found.append(((model, "answer", item, epoch), record.get("answer_text")))
+        found.append(((model, "confidence", item, epoch), record.get("confidence_text")))
     judge = record.get("judge")
     if isinstance(judge, dict):
-        found.append(((judge.get("route"), "judge", item), judge.get("reply")))
+        found.append(((judge.get("route"), "judge", item, None), judge.get("reply")))
     return [(key, text) for key, text in found if isinstance(text, str)]
 
 
@@ -12171,7 +12223,9 @@ def run_status(folder):
     per_model = {}
     epochs = manifest["run"]["fingerprint_inputs"].get("epochs", 1)
     for model in manifest["models"]:
-        mine = {(r["question_id"], r.get("epoch")): r for r in answers if r["model"] == model}
+        repeats = {None} if epochs == 1 else set(range(epochs))
+        mine = {(r["question_id"], r.get("epoch")): r for r in answers
+                if r["model"] == model and r.get("epoch") in repeats}
         excluded = len({qid for (qid, _), r in mine.items() if answer_status(r) == "excluded"})
         entry = {ANSWER_RECORD.name: _unit_counts(mine.values(), selected * epochs)}
         if manifest.get("targets"):
@@ -15430,9 +15484,10 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
     completed = {"event": "run_completed", "records": len(records),
                  "target_records": len(target_records), "models_over_failure_limit": failed,
                  "gate_ok": None if gate is None else gate["ok"]}
-    for name, field in ATTESTED_FILES:  # what verify-run compares the files with
-        if os.path.isfile(os.path.join(folder, name)):
-            completed[field] = sha256_file(os.path.join(folder, name))[0]
+    completed["summary_sha256"] = sha256_file(os.path.join(folder, "summary.json"))[0]
+    completed["files"] = {  # what verify-run compares the files with: all but the chain itself
+        name: sha256_file(os.path.join(folder, name))[0]
+        for name in run_files(folder) if name != "events.jsonl"}
     if ctx is not None:
         ctx.event(completed)
         ctx.events.close()

@@ -151,7 +151,8 @@ class TamperTest(HardeningCase):
     def test_untouched_run_verifies_with_its_attestations(self):
         report = ehq_ref.verify_run(self.offline_run())
         self.assertTrue(report["valid"], report)
-        self.assertEqual(report["attested"], ["summary.json", "records.jsonl", "response texts"])
+        files = len(ehq_ref.run_files(self.path("runs", "r"))) - 1  # all but events.jsonl
+        self.assertEqual(report["attested"], [f"{files} file(s)", "response texts"])
         self.assertEqual(report["contradictions"], [])
 
     def test_edited_summary_with_refreshed_catalog(self):
@@ -160,7 +161,33 @@ class TamperTest(HardeningCase):
         summary = ehq_ref.load_json_file(path)
         summary["models"][0]["EHQ"] = 0.99
         ehq_ref.write_json(path, summary)
-        self.assert_caught(folder, "summary.json does not hash to the summary_sha256")
+        self.assert_caught(folder, "summary.json does not hash to the SHA-256 the event chain")
+
+    def test_edited_reports_and_manifest_with_refreshed_catalog(self):
+        for name in ("report.md", "report.html", "summary.csv", "manifest.json",
+                     "figures/reliability.svg"):
+            with self.subTest(name=name):
+                shutil.rmtree(self.path("runs"), True)
+                folder = self.offline_run()
+                with open(os.path.join(folder, name), "a", encoding="utf-8") as handle:
+                    handle.write("\n")
+                self.assert_caught(folder, f"{name} does not hash to the SHA-256")
+
+    def test_an_answer_copied_from_another_epoch_is_caught(self):
+        folder = self.offline_run("r", "--epochs", "2")
+
+        def copy(records):
+            first, second = records[0], records[1]
+            self.assertEqual((first["epoch"], second["epoch"]), (0, 1))
+            second.update(answer_text=first["answer_text"],
+                          confidence_text=first["confidence_text"])
+
+        before = self.records(folder)
+        if before[0]["answer_text"] == before[1]["answer_text"]:
+            self.skipTest("the two epochs answered alike")
+        self.rewrite_records(folder, copy)
+        self.assert_caught(folder, "line 2: the answer text is not the response the event "
+                                   "chain recorded for offline on")
 
     def test_edited_answer_text_with_refreshed_catalog(self):
         folder = self.offline_run()
@@ -355,7 +382,10 @@ class TempFileTest(HardeningCase):
         with open(stale, "w", encoding="utf-8") as handle:
             handle.write("{")
         self.assertNotIn(".summary.json.abc123.tmp", ehq_ref.run_files(folder))
-        self.assertTrue(ehq_ref.verify_run(folder)["valid"])
+        report = ehq_ref.verify_run(folder)  # a finished run holds no temp file
+        self.assertFalse(report["valid"])
+        self.assertIn(".summary.json.abc123.tmp was written after the run finished",
+                      report["contradictions"][0])
         result = run_cli("run", "--output", self.path("runs"), "--resume", "r", "--quiet")
         self.assertEqual(result.code, 0, result)
         self.assertFalse(os.path.exists(stale))
@@ -505,3 +535,112 @@ class LockTest(HardeningCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReviewFindingsTest(HardeningCase):
+    """Faults a review of the hardening and epoch work found, each fixed at its root."""
+
+    def test_replies_with_a_lone_surrogate_or_nan_fail_only_their_item(self):
+        server = self.server()
+
+        def rule(body, index):
+            prompt = body["messages"][-1]["content"]
+            if "Which country" in prompt or index % 7 == 1:
+                return Reply(400, '{"error": {"message": "bad \\ud800 thing"}}')
+            if index % 7 == 3:
+                return Reply(200, '{"choices": [{"message": {"content": "Paris"}, '
+                                  '"finish_reason": "stop"}], "system_fingerprint": NaN}')
+            return None
+
+        server.rule = rule
+        options = self.options(registry=self.registry(server), models=["local"],
+                               categories=["HNQ"], use_cache=True)
+        result = ehq_ref.run_evaluation(options, clock=FakeClock())
+        records = self.records(result["run_dir"])
+        reasons = {r["exclusion_reason"] for r in records}
+        self.assertIn("http", reasons)  # the 400 with a half surrogate in its message
+        self.assertNotIn("internal_error", reasons)
+        with open(os.path.join(result["run_dir"], "events.jsonl"), encoding="utf-8") as handle:
+            retries = [json.loads(line) for line in handle if '"retry"' in line]
+        self.assertIn("response_format", {e["reason"] for e in retries})  # the NaN reply
+        self.assertTrue(ehq_ref.verify_run(result["run_dir"])["valid"])
+        self.assertIsNone(ehq_ref.read_reply_body(b'{"a": "\\ud800"}'))
+        self.assertIsNone(ehq_ref.read_reply_body(b'{"a": Infinity}'))
+        self.assertEqual(ehq_ref.read_reply_body(b'{"a": "\\\\ud800"}'), {"a": "\\ud800"})
+        deep = b'{"s": "' + b"]" * 1000 + b'", "x": ' + b"[" * 100 + b"]" * 100 + b"}"
+        self.assertIsNone(ehq_ref.read_reply_body(deep))  # brackets in strings do not hide depth
+        self.assertEqual(ehq_ref.json_depth({"a": [[1], {"b": []}]}), 4)
+
+    def test_the_identity_probe_never_writes_a_key(self):
+        server = self.server()
+        server.rule = lambda body, index: Reply(200, chat_success(
+            "OK", model=body["model"] if body["model"] != ehq_ref.IDENTITY_PROBE_MODEL
+            else f"echo {KEY}"))
+        registry = self.registry(server, requires_api_key=True, api_key_env="ECHO_KEY",
+                                 model_identity_policy="strict")
+        env = dict(os.environ, ECHO_KEY=KEY)
+        run = run_process("run", "--registry", registry, "--model", "local", "--limit", "2",
+                          "--output", self.path("runs"), "--run-id", "r", "--no-cache",
+                          "--quiet", env=env)
+        check = run_process("routes", "--registry", registry, "--model", "local", "--check",
+                            env=env)
+        manifest = ehq_ref.load_json_file(self.path("runs", "r", "manifest.json"))
+        self.assertIn("the server named 'echo [REDACTED]'",
+                      manifest["identity_checks"]["local"]["identity_note"])
+        for where, text in tree_text(self.path("runs")) + [("out", run.out + run.err),
+                                                          ("check", check.out + check.err)]:
+            for fragment in fragments(KEY):
+                self.assertNotIn(fragment, text, where)
+
+    def test_epoch_records_and_plain_records_score_together(self):
+        folder = self.offline_run("e", "--epochs", "2")
+        plain = self.offline_run("p")
+        mixed = self.path("mixed.jsonl")
+        with open(mixed, "w", encoding="utf-8") as handle:
+            for record in self.records(folder):
+                handle.write(json.dumps(record) + "\n")
+            for record in self.records(plain):
+                handle.write(json.dumps(dict(record, model="other")) + "\n")
+        result = run_cli("score", mixed, "--compare", "offline,other", "--bootstrap", "200")
+        self.assertEqual(result.code, 0, result)
+        comparison = result.json()["ehq"]["comparisons"][0]["difference"]["EHQ"]
+        self.assertLessEqual(comparison["low"], comparison["high"])
+
+    def test_manifest_fields_read_back_are_checked(self):
+        folder = self.offline_run()
+        path = os.path.join(folder, "manifest.json")
+        original = ehq_ref.load_json_file(path)
+        for change, place in ((lambda m: m["run"]["fingerprint_inputs"].update(epochs="2"),
+                               "$.run.fingerprint_inputs.epochs"),
+                              (lambda m: m["selection"].pop("categories"),
+                               "$.selection.categories"),
+                              (lambda m: m["dataset"].update(path=5), "$.dataset.path"),
+                              (lambda m: m["registry"].pop("path"), "$.registry.path")):
+            manifest = json.loads(json.dumps(original))
+            change(manifest)
+            ehq_ref.write_json(path, manifest)
+            for command in (("status", folder), ("run", "--output", self.path("runs"),
+                                                 "--resume", "r")):
+                result = run_cli(*command)
+                self.assertEqual(result.code, 2, result)
+                self.assertIn(f"manifest.json: {place}", result.err)
+
+    def test_adjudication_of_epoch_records_is_refused(self):
+        folder = self.offline_run("e", "--epochs", "2")
+        adjudication = self.write("adj.json", json.dumps({"offline::HNQ-GEO-001": "ABSTAIN"}))
+        result = run_cli("score", os.path.join(folder, "records.jsonl"), "--adjudication",
+                         adjudication)
+        self.assertEqual(result.code, 2, result)
+        self.assertIn("several per item", result.err)
+
+    def test_a_malformed_record_is_a_finding_of_verify_run(self):
+        folder = self.offline_run()
+        path = os.path.join(folder, "records.jsonl")
+        records = self.records(folder)
+        records[0]["k"] = 7
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("".join(json.dumps(r) + "\n" for r in records))
+        ehq_ref.write_catalog(folder)
+        result = run_cli("verify-run", folder)
+        self.assertEqual(result.code, 1, result)
+        self.assertIn("records.jsonl: line 1: $.k: expected 0 or 1", result.out)
