@@ -10871,15 +10871,17 @@ def record_is_final(record):
     return bool(record.get("valid_for_ehq3") or record.get("confidence_terminal"))
 
 
-def answer_row(record, place="$", classifier=None):
+def answer_row(record, place="$", classifier=None, checked=False):
     """The ScoreRow of an answer record (records.jsonl), read unchanged.
 
     ``classifier`` picks whose automated label is scored (None: the record's own
     label, adjudication included). Excluded rows (k = 1) are not requested; a
     record without a classification is a technical failure; the confidence
-    counts only when valid_for_ehq3.
+    counts only when valid_for_ehq3. ``checked``: the record passed ANSWER_RECORD.check
+    already (a run's own records), so it is not checked again.
     """
-    ANSWER_RECORD.check(record, place)
+    if not checked:
+        ANSWER_RECORD.check(record, place)
     model, item = record["model"], record["question_id"]
     category, subcategory = record["category"], record["subcategory"]
     cluster = record.get("cluster") or item
@@ -11871,12 +11873,13 @@ def collect_run(plan, ctx, stream=None):
                         kept=list(kept.values()))
     if kept:
         progress.emit("resume_loaded", records=len(kept))
-    _collect(ctx, work, paths, plan.prompts, progress)
+    written = _collect(ctx, work, paths, plan.prompts, progress)
     counts = ctx.connection_counts()
     if counts["opened"]:
         ctx.event(dict({"event": "connections"}, **counts))
-    records = read_run_records(paths[ANSWER_RECORD.name])[0]
-    target_records = read_run_records(paths[TARGET_RECORD.name])[0] if inputs["targets"] else []
+    everything = previous + written  # the files' contents, in their order, without a re-read
+    records = [r for r in everything if record_kind(r) is ANSWER_RECORD]
+    target_records = [r for r in everything if record_kind(r) is TARGET_RECORD]
     return _finalize_records(records, inputs, plan.adjudication,
                              options), _finalize_targets(target_records, inputs)
 
@@ -11926,7 +11929,7 @@ def unit_key(unit):
 
 def _collect(ctx, work, paths, prompts, progress):
     """Evaluate the work units concurrently, appending each record (flushed) to its file as it
-    completes.
+    completes; returns the records written, in the order they were written.
 
     A process kill loses nothing already written; the files are fsynced at most
     once a second and at the end. On Ctrl+C the calls in flight are stopped
@@ -11951,10 +11954,11 @@ def _collect(ctx, work, paths, prompts, progress):
             record = internal_failure_record(ctx, unit, error)
             return record, (canonical_json(record) + "\n").encode("utf-8")
 
-    records = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop)
+    records, written = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop), []
     try:
         for record, line in records:
             _store_record(ctx, record, line, sinks, paths, last_sync)
+            written.append(record)
             fields = progress.step(record)
             if fields:
                 ctx.event(
@@ -11970,6 +11974,7 @@ def _collect(ctx, work, paths, prompts, progress):
                 handle.flush()
                 os.fsync(handle.fileno())
                 handle.close()
+    return written
 
 
 def _store_record(ctx, record, line, sinks, paths, last_sync):
@@ -12374,7 +12379,8 @@ def init_study(folder, *, force=False):
 # --- Scores of records -------------------------------------------------------------
 
 
-def ehq_scores(records, settings=None, *, classifier=None, labels=None, **changes):
+def ehq_scores(records, settings=None, *, classifier=None, labels=None, checked=False,
+               **changes):
     """EHQ scores of labelled records, pooled per model, per category and per subcategory.
 
     ``records`` holds labelled records (see neutral_row) or the runner's answer
@@ -12387,14 +12393,15 @@ def ehq_scores(records, settings=None, *, classifier=None, labels=None, **change
     the 0.1.0 names still work (weights=, n_bins=, samples=, seed=,
     confidence=, compare=, risk=, ...). Runner records are scored unchanged;
     ``classifier`` (0.1.0: ``labels``) names the classifier whose labels count
-    (default: each record's own label).
+    (default: each record's own label); ``checked`` says runner records were checked
+    already (see answer_row).
     """
     settings = scoring_settings(settings, **changes)
     classifier = classifier or labels
     scorer = EHQScorer(settings)
 
     def read_answer(record, place):
-        row = answer_row(record, _place_path(place), classifier)
+        row = answer_row(record, _place_path(place), classifier, checked)
         if row.label >= 0:
             add_record_extras(scorer.extras_of(row.model), record)
         return row
@@ -12407,7 +12414,7 @@ def ehq_scores(records, settings=None, *, classifier=None, labels=None, **change
 PUBLISHED_CLASSIFIER = "ehq-1.1.4"
 
 
-def classifier_sensitivity(records):
+def classifier_sensitivity(records, checked=False):
     """Per model: each classifier's EHQ on the same answers, and how their labels differ.
 
     ``records`` is a list of runner records, or a function returning a fresh
@@ -12450,7 +12457,8 @@ def classifier_sensitivity(records):
         entry["transitions"] = {name: dict(sorted(steps.items()))
                                 for name, steps in sorted(entry["transitions"].items())}
     for name in names:
-        scored = ehq_scores(fresh(), ScoringSettings(bootstrap=0), classifier=name)["models"]
+        scored = ehq_scores(fresh(), ScoringSettings(bootstrap=0), classifier=name,
+                            checked=checked)["models"]
         for model, scores in scored.items():
             if name in result.get(model, {}).get("classifiers", ()):
                 result[model]["EHQ"][name] = {key: scores["overall"][key]
@@ -12645,8 +12653,8 @@ def summarize_run(records, manifest, options, target_records=()):
     A pure function of the records and the scoring settings: a run resumed or
     merged from shards has the same summary as an uninterrupted one.
     """
-    scored = ehq_scores(records, options.scoring)
-    sensitivity = classifier_sensitivity(records)
+    scored = ehq_scores(records, options.scoring, checked=True)  # checked when written or read
+    sensitivity = classifier_sensitivity(records, checked=True)
     report = ehq_report(scored, sensitivity)
     epochs = epoch_consistency(records)
     counts = exclusion_counts(records)
