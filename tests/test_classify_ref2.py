@@ -8,7 +8,7 @@ import os
 import sys
 import unittest
 
-from support import ehq_ref
+from support import TempDirTestCase, ehq_ref, run_cli
 
 ref2 = ehq_ref  # the ehq_ref-2 functions live in the kit's Classification section
 
@@ -615,3 +615,36 @@ class FrozenClassifiersTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RegistryTest(TempDirTestCase):
+    """A classifier is one registered spec: run, score and every report take it up."""
+
+    def test_a_throwaway_classifier_runs_and_scores(self):
+        published = ehq_ref.CLASSIFIERS["ehq-1.1.4"]
+
+        def always_abstain(spec, answer, item):
+            return dict(published.label(published, answer, item), label="ABSTAIN",
+                        is_correct=False)
+
+        spec = ehq_ref.dataclasses.replace(published, name="throwaway-abstain",
+                                           summary="labels every answer ABSTAIN", frozen=False,
+                                           label=always_abstain)
+        ehq_ref.register_classifier(spec)
+        self.addCleanup(ehq_ref.CLASSIFIERS.pop, "throwaway-abstain")
+        with self.assertRaises(ehq_ref.InputError):
+            ehq_ref.register_classifier(spec)  # a name is registered once
+        result = run_cli("run", "--output", self.path("runs"), "--run-id", "r", "--quiet",
+                         "--reproducible", "--bootstrap", "0", "--classifier",
+                         "throwaway-abstain")
+        self.assertEqual(result.code, 0, result)
+        summary = ehq_ref.load_json_file(self.path("runs", "r", "summary.json"))
+        self.assertEqual(summary["classifier"], "throwaway-abstain")
+        row = summary["models"][0]
+        self.assertEqual((row["EHQ1"], row["EHQ2"]), (1.0, 1.0))
+        block = summary["classifier_sensitivity"]["offline"]
+        self.assertEqual(block["headline"], "throwaway-abstain")
+        self.assertEqual(set(block["EHQ"]), set(ehq_ref.CLASSIFIERS))
+        scored = run_cli("score", self.path("runs", "r", "records.jsonl"), "--bootstrap", "0")
+        self.assertEqual(scored.code, 0, scored)
+        self.assertEqual(scored.json()["ehq"]["models"][0]["EHQ1"], 1.0)
