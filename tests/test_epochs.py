@@ -26,7 +26,8 @@ class EpochRunTest(TempDirTestCase):
         plain, _ = self.run_offline("plain")
         one, _ = self.run_offline("one", "--epochs", "1")
         self.assertEqual(tree(plain), tree(one))
-        self.assertNotIn("epoch", open(os.path.join(one, "records.jsonl")).read())
+        with open(os.path.join(one, "records.jsonl"), encoding="utf-8") as handle:
+            self.assertNotIn("epoch", handle.read())
 
     def test_three_epochs_records_consistency_and_intervals(self):
         folder, result = self.run_offline("three", "--epochs", "3")
