@@ -4268,11 +4268,6 @@ class FirstUse:
         return value
 
 
-def first_use(factory, *args):
-    """FirstUse(factory, *args): ``factory(*args)`` built on first use."""
-    return FirstUse(factory, *args)
-
-
 def deferred_pattern(pattern, flags=0):
     """re.compile(pattern, flags) on first use; .pattern and .flags are known at once."""
     stand_in = FirstUse(re.compile, pattern, flags)
@@ -6204,84 +6199,45 @@ SCALE_SUFFIXES = {"thousand": 10 ** 3, "k": 10 ** 3, "million": 10 ** 6, "mn": 1
                   "mln": 10 ** 6, "m": 10 ** 6, "billion": 10 ** 9, "bn": 10 ** 9, "b": 10 ** 9,
                   "trillion": 10 ** 12, "tn": 10 ** 12, "t": 10 ** 12, "lakh": 10 ** 5,
                   "crore": 10 ** 7}
-# unit word -> (dimension, factor to the dimension's base unit)
-UNITS = {
-    "m": ("length", decimal.Decimal(1)),
-    "metre": ("length", decimal.Decimal(1)),
-    "meter": ("length", decimal.Decimal(1)),
-    "metres": ("length", decimal.Decimal(1)),
-    "meters": ("length", decimal.Decimal(1)),
-    "km": ("length", decimal.Decimal(1000)),
-    "kilometre": ("length", decimal.Decimal(1000)),
-    "kilometres": ("length", decimal.Decimal(1000)),
-    "kilometer": ("length", decimal.Decimal(1000)),
-    "kilometers": ("length", decimal.Decimal(1000)),
-    "cm": ("length", decimal.Decimal("0.01")),
-    "centimetres": ("length", decimal.Decimal("0.01")),
-    "centimeters": ("length", decimal.Decimal("0.01")),
-    "mm": ("length", decimal.Decimal("0.001")),
-    "millimetres": ("length", decimal.Decimal("0.001")),
-    "millimeters": ("length", decimal.Decimal("0.001")),
-    "ft": ("length", decimal.Decimal("0.3048")),
-    "foot": ("length", decimal.Decimal("0.3048")),
-    "feet": ("length", decimal.Decimal("0.3048")),
-    "mi": ("length", decimal.Decimal("1609.344")),
-    "mile": ("length", decimal.Decimal("1609.344")),
-    "miles": ("length", decimal.Decimal("1609.344")),
-    "kg": ("mass", decimal.Decimal(1)),
-    "kilogram": ("mass", decimal.Decimal(1)),
-    "kilograms": ("mass", decimal.Decimal(1)),
-    "g": ("mass", decimal.Decimal("0.001")),
-    "grams": ("mass", decimal.Decimal("0.001")),
-    "mg": ("mass", decimal.Decimal("0.000001")),
-    "milligrams": ("mass", decimal.Decimal("0.000001")),
-    "lb": ("mass", decimal.Decimal("0.45359237")),
-    "lbs": ("mass", decimal.Decimal("0.45359237")),
-    "tonnes": ("mass", decimal.Decimal(1000)),
-    "tons": ("mass", decimal.Decimal(1000)),
-    "kb": ("data", decimal.Decimal(1)),
-    "kilobytes": ("data", decimal.Decimal(1)),
-    "mb": ("data", decimal.Decimal(1024)),
-    "megabytes": ("data", decimal.Decimal(1024)),
-    "gb": ("data", decimal.Decimal(1024**2)),
-    "gigabytes": ("data", decimal.Decimal(1024**2)),
-    "tb": ("data", decimal.Decimal(1024**3)),
-    "terabytes": ("data", decimal.Decimal(1024**3)),
-    "mmhg": ("pressure", decimal.Decimal(1)),
-    "acres": ("area", decimal.Decimal(1)),
-    "acre": ("area", decimal.Decimal(1)),
-    "hectares": ("area", decimal.Decimal("2.47105")),
-    "ha": ("area", decimal.Decimal("2.47105")),
-    "square miles": ("area", decimal.Decimal(640)),
-    "sq mi": ("area", decimal.Decimal(640)),
-    "°c": ("temperature_c", decimal.Decimal(1)),
-    "degrees celsius": ("temperature_c", decimal.Decimal(1)),
-    "celsius": ("temperature_c", decimal.Decimal(1)),
-    "c": ("temperature_c", decimal.Decimal(1)),
-    "°f": ("temperature_f", decimal.Decimal(1)),
-    "fahrenheit": ("temperature_f", decimal.Decimal(1)),
-    "degrees fahrenheit": ("temperature_f", decimal.Decimal(1)),
-    "hours": ("time", decimal.Decimal(3600)),
-    "hour": ("time", decimal.Decimal(3600)),
-    "minutes": ("time", decimal.Decimal(60)),
-    "minute": ("time", decimal.Decimal(60)),
-    "seconds": ("time", decimal.Decimal(1)),
-    "days": ("time", decimal.Decimal(86400)),
-    "day": ("time", decimal.Decimal(86400)),
-    "weeks": ("time", decimal.Decimal(604800)),
-    "week": ("time", decimal.Decimal(604800)),
-    "months": ("months", decimal.Decimal(1)),
-    "month": ("months", decimal.Decimal(1)),
-    "years": ("years", decimal.Decimal(1)),
-    "year": ("years", decimal.Decimal(1)),
-    "mph": ("speed", decimal.Decimal("1.609344")),
-    "km/h": ("speed", decimal.Decimal(1)),
-    "kmh": ("speed", decimal.Decimal(1)),
-    "mw": ("power", decimal.Decimal(1)),
-    "gw": ("power", decimal.Decimal(1000)),
-    "kw": ("power", decimal.Decimal("0.001")),
-    "mg/day": ("dose", decimal.Decimal(1)),
-}
+# unit word -> (dimension, factor to the dimension's base unit), declared by (dimension, factor)
+_UNIT_GROUPS = (
+    ("length", "1", ("m", "metre", "meter", "metres", "meters")),
+    ("length", "1000", ("km", "kilometre", "kilometres", "kilometer", "kilometers")),
+    ("length", "0.01", ("cm", "centimetres", "centimeters")),
+    ("length", "0.001", ("mm", "millimetres", "millimeters")),
+    ("length", "0.3048", ("ft", "foot", "feet")),
+    ("length", "1609.344", ("mi", "mile", "miles")),
+    ("mass", "1", ("kg", "kilogram", "kilograms")),
+    ("mass", "0.001", ("g", "grams")),
+    ("mass", "0.000001", ("mg", "milligrams")),
+    ("mass", "0.45359237", ("lb", "lbs")),
+    ("mass", "1000", ("tonnes", "tons")),
+    ("data", "1", ("kb", "kilobytes")),
+    ("data", "1024", ("mb", "megabytes")),
+    ("data", "1048576", ("gb", "gigabytes")),
+    ("data", "1073741824", ("tb", "terabytes")),
+    ("pressure", "1", ("mmhg",)),
+    ("area", "1", ("acres", "acre")),
+    ("area", "2.47105", ("hectares", "ha")),
+    ("area", "640", ("square miles", "sq mi")),
+    ("temperature_c", "1", ("°c", "degrees celsius", "celsius", "c")),
+    ("temperature_f", "1", ("°f", "fahrenheit", "degrees fahrenheit")),
+    ("time", "3600", ("hours", "hour")),
+    ("time", "60", ("minutes", "minute")),
+    ("time", "1", ("seconds",)),
+    ("time", "86400", ("days", "day")),
+    ("time", "604800", ("weeks", "week")),
+    ("months", "1", ("months", "month")),
+    ("years", "1", ("years", "year")),
+    ("speed", "1.609344", ("mph",)),
+    ("speed", "1", ("km/h", "kmh")),
+    ("power", "1", ("mw",)),
+    ("power", "1000", ("gw",)),
+    ("power", "0.001", ("kw",)),
+    ("dose", "1", ("mg/day",)),
+)
+UNITS = {name: (dimension, decimal.Decimal(factor))
+         for dimension, factor, names in _UNIT_GROUPS for name in names}
 _UNIT = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
 _CURRENCY_SYMBOL = "|".join(re.escape(s) for s in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
 _CURRENCY_WORD = "|".join(re.escape(w) for w in sorted(CURRENCY_WORDS, key=len, reverse=True))
@@ -11582,7 +11538,7 @@ def _of(*kinds):
         isinstance(value, bool) and bool not in kinds)
 
 
-_OBJECT, _LIST, _TEXT = (_of(dict), "an object"), (_of(list), "a list"), (_of(str), "a string")
+_OBJECT, _TEXT = (_of(dict), "an object"), (_of(str), "a string")
 _TEXT_OR_NULL = (_of(str, type(None)), "a string or null")
 _TEXTS = (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
 MANIFEST_SHAPE = {  # what the kit reads back from a manifest.json: (test, what, required)
@@ -11733,8 +11689,7 @@ def open_run_directory(options, manifest):
         if not existing:
             raise InputError("cannot resume: the run directory does not exist or is empty",
                              source=folder)
-        _check_resume(folder, manifest)
-        refuse_symlinks(folder)
+        _check_resume(folder, manifest)  # symlinks are refused once the folder is locked
     elif existing:
         raise InputError(
             "the run directory already exists; use --resume to continue it or a new --run-id",
