@@ -11865,10 +11865,15 @@ def record_identity_checks(plan, ctx):
         plan.manifest["identity_checks"] = checks
 
 
+def epoch_numbers(epochs):
+    """The epoch field of a unit's records: None when items are asked once, else 0..K-1."""
+    return [None] if epochs == 1 else list(range(epochs))
+
+
 def work_units(inputs, epochs=1):
     """(route, item, target, epoch) units: every item once per epoch (target None; epoch None
     when epochs is 1), then each k = 0 item once per target."""
-    repeats = [None] if epochs == 1 else list(range(epochs))
+    repeats = epoch_numbers(epochs)
     units = [(route, item, None, epoch) for route in inputs["routes"] for item in inputs["items"]
              for epoch in repeats]
     units += [(route, item, t, None) for route in inputs["routes"] for t in inputs["targets"]
@@ -11955,7 +11960,7 @@ def _finalize_records(records, inputs, adjudication, options):
     latest = {}
     for record in records:
         latest[(record["model"], record["question_id"], record.get("epoch"))] = record
-    repeats = [None] if options.epochs == 1 else list(range(options.epochs))
+    repeats = epoch_numbers(options.epochs)
     order = [(route.name, item_id(item), epoch) for route in inputs["routes"]
              for item in inputs["items"] for epoch in repeats]
     final = [latest[key] for key in order if key in latest]
@@ -12183,7 +12188,7 @@ def run_status(folder):
     per_model = {}
     epochs = manifest["run"]["fingerprint_inputs"].get("epochs", 1)
     for model in manifest["models"]:
-        repeats = {None} if epochs == 1 else set(range(epochs))
+        repeats = set(epoch_numbers(epochs))
         mine = {(r["question_id"], r.get("epoch")): r for r in answers
                 if r["model"] == model and r.get("epoch") in repeats}
         excluded = len({qid for (qid, _), r in mine.items() if answer_status(r) == "excluded"})
@@ -12268,7 +12273,7 @@ def shard_records(folders, manifest):
             records.append(record)
     ids = manifest["selection"]["question_ids"]
     epochs = manifest["run"]["fingerprint_inputs"].get("epochs", 1)
-    repeats = [None] if epochs == 1 else list(range(epochs))
+    repeats = epoch_numbers(epochs)
     expected = {(model, qid, epoch) for model in manifest["models"] for qid in ids
                 for epoch in repeats}
     if seen != expected:
