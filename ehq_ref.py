@@ -4228,6 +4228,23 @@ def selection_manifest(selected):
 DEFAULT_CLASSIFIER = "ehq-1.1.4"  # the default of classify(); runs headline HEADLINE_CLASSIFIER
 
 
+# --- Built once, on first use --------------------------------------------------------------
+
+def built_once(function):
+    """``function()`` computed on its first call and kept, exactly once even when several worker
+    threads ask at the same moment (functools.lru_cache would let each of them build it)."""
+    lock, kept = threading.Lock(), []
+
+    @functools.wraps(function)
+    def once():
+        if not kept:
+            with lock:
+                if not kept:
+                    kept.append(function())
+        return kept[0]
+    return once
+
+
 # --- Reading text: apostrophes, clauses, the month May ---------------------------------
 
 MONTH_MAY_AFTER = re.compile(r"^\s+\d")
@@ -5230,7 +5247,7 @@ TITLE_CASE_ROLES = HEDGING_ROLES + ("meta",)  # a capitalized word in them marks
 ROLE_ORDER = tuple(role for role, _ in CLAUSE_ROLES) + ("content",)
 
 
-@functools.lru_cache(maxsize=1)
+@built_once
 def clause_marker_alternation():
     """The one alternation of every clause marker (named group = role): the reference
     semantics clause_lexicon() reproduces fast (tests compare the two)."""
@@ -5760,7 +5777,7 @@ class Lexicon:
         return {name for name, _, _, _ in self.scan(text)}
 
 
-@functools.lru_cache(maxsize=1)
+@built_once
 def clause_lexicon():
     """The Lexicon of CLAUSE_ROLES (built on first use: importing the kit stays fast)."""
     return Lexicon(CLAUSE_ROLES, split=True)
@@ -6897,7 +6914,7 @@ def _overlap(text, context):
     return min(score, 4.0)
 
 
-@functools.lru_cache(maxsize=1)
+@built_once
 def cue_lexicon():
     """The Lexicon of ANSWER_CUES, each alternative on its own (built on first use)."""
     return Lexicon(ANSWER_CUES, split=True)
@@ -10581,6 +10598,25 @@ def _taking_settings(init):
 RunOptions.__init__ = _taking_settings(RunOptions.__init__)
 
 
+class StoredLines:
+    """The JSONL line each record of this run was stored with, so that finish_run writes those
+    bytes again instead of encoding every record a second time. A record is known by identity
+    (its entry holds it, so no other object can take its id); any other record is encoded."""
+
+    def __init__(self):
+        self._lines = {}
+
+    def keep(self, record, line):
+        self._lines[id(record)] = (record, line)
+
+    def line(self, record):
+        """The stored line of ``record``, else canonical_json(record) + newline, UTF-8."""
+        kept = self._lines.get(id(record))
+        if kept is not None and kept[0] is record:
+            return kept[1]
+        return (canonical_json(record) + "\n").encode("utf-8")
+
+
 class RunContext:
     """The shared machinery of one run: secrets, transports, limiter, cache, event log, clock.
 
@@ -10610,6 +10646,7 @@ class RunContext:
                                   seed=options.seed)
         folder = options.cache_dir or ResponseCache.default_folder(self.secrets.environ)
         self.cache = ResponseCache(folder) if options.use_cache else None
+        self.stored = StoredLines()
 
     @property
     def concurrency(self):
@@ -11944,6 +11981,7 @@ def _store_record(ctx, record, line, sinks, paths, last_sync):
                    "question_id": record["question_id"], "target": record.get("target"),
                    "epoch": record.get("epoch"), "error": record["internal_error"]})
     kind = record_kind(record)
+    ctx.stored.keep(record, line)
     with reading(paths[kind.name]):
         sink = sinks[kind.name]
         sink.write(line)
@@ -15428,11 +15466,11 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
     Exit code 1 when a model's technical failures exceed the allowed rate or the
     gate found a regression.
     """
-    write_atomic(os.path.join(folder, "records.jsonl"),
-                 "".join(canonical_json(r) + "\n" for r in records))
+    stored = ctx.stored if ctx is not None else StoredLines()
+    write_atomic(os.path.join(folder, "records.jsonl"), b"".join(map(stored.line, records)))
     if manifest.get("targets"):
         write_atomic(os.path.join(folder, TARGET_RECORDS),
-                     "".join(canonical_json(r) + "\n" for r in target_records))
+                     b"".join(map(stored.line, target_records)))
     summary = summarize_run(records, manifest, options, target_records)
     write_summary_files(folder, summary)
     gate = None

@@ -604,3 +604,14 @@ class ScoreRunnerRecordsTest(RunnerCase):
                     if r["classification"] and r["classification"]["label"] == "CONFIDENT_WRONG")
         scored = sum(1 for r in records if r["classification"])
         self.assertEqual(selective["confident_error_rate"], wrong / scored)
+
+
+class StoredLinesTest(unittest.TestCase):
+    def test_a_kept_record_gives_its_stored_bytes_and_any_other_is_encoded(self):
+        stored = ehq_ref.StoredLines()
+        record = {"b": 1, "a": [1, 2]}
+        stored.keep(record, b"as stored\n")
+        self.assertEqual(stored.line(record), b"as stored\n")
+        twin = dict(record)  # equal, but not the record that was stored
+        self.assertEqual(stored.line(twin), b'{"a":[1,2],"b":1}\n')
+        self.assertEqual(stored.line({"k": "\u00e9"}), '{"k":"\u00e9"}\n'.encode("utf-8"))
