@@ -145,6 +145,7 @@ signal = _Deferred("signal", "signal")
 socket = _Deferred("socket", "socket")
 ssl = _Deferred("ssl", "ssl")
 statistics = _Deferred("statistics", "statistics")
+subprocess = _Deferred("subprocess", "subprocess")
 tempfile = _Deferred("tempfile", "tempfile")
 urllib_parse = _Deferred("urllib.parse", "urllib_parse")
 urllib_request = _Deferred("urllib.request", "urllib_request")
@@ -8072,6 +8073,7 @@ register_classifier(ClassifierSpec(
     confidence=lambda spec, text, scale, answer: parse_confidence_v2(text, scale, answer),
     scales=("percent", "probability")))
 HEADLINE_CLASSIFIER = CLASSIFIER_V2  # the labels a run's headline numbers come from
+BUILT_IN_CLASSIFIERS = tuple(CLASSIFIERS.items())  # as declared in this file
 
 
 def classify(answer, item, classifier=DEFAULT_CLASSIFIER):
@@ -10534,6 +10536,174 @@ class ResponseCache:
             }))
 
 
+# --- Reading answers beside the calls -------------------------------------------------------
+#
+# Reading an exchange (every classifier on the answer, every reader on the
+# confidence reply) is the runner's largest CPU cost, and it needs nothing but
+# the two texts, the scale and the item. A run of many answers on a machine with
+# more than one CPU reads them in a second Python process (this same file,
+# started with sys.executable), so the calls on the worker threads never queue
+# behind labelling for the GIL and labelling uses the second core. The child
+# runs the same functions on the same inputs (the item travels as JSON, as it
+# was read), so records are identical either way; a test compares them. When
+# the child cannot start or dies, the reading is done here instead. A classifier
+# registered at run time exists only in this process: with one, reading stays
+# here, and so it does with --reproducible, whose events (where a record lands
+# among the requests) must not depend on the machine.
+
+READ_PROCESS_MIN_UNITS = 200  # fewer answers than this: starting a process does not pay
+READ_WINDOW = 8
+READER_CODE = (
+    "import importlib.util, signal, sys\n"
+    "sys.dont_write_bytecode = True\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run, then this\n"
+    "spec = importlib.util.spec_from_file_location('ehq_ref_reader', sys.argv[1])\n"
+    "kit = sys.modules[spec.name] = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(kit)\n"
+    "kit.serve_readings(sys.stdin.buffer, sys.stdout.buffer)\n")
+
+
+def read_all_confidences(text, scale, answer):
+    """{classifier: parse_confidence reading} for every classifier that reads ``scale``."""
+    return {name: parse_confidence(text, name, scale=scale, answer=answer)
+            for name, spec in CLASSIFIERS.items() if scale in spec.scales}
+
+
+def read_exchange(answer, item, confidence, scale):
+    """(classify_all(answer, item), read_all_confidences(confidence, scale, answer)), the second
+    None when no confidence reply came."""
+    return classify_all(answer, item), (
+        None if confidence is None else read_all_confidences(confidence, scale, answer))
+
+
+def serve_readings(requests, replies):
+    """The child's loop: one JSON line [n, answer, item, confidence, scale] in, one line
+    [n, readings, None] or [n, None, "Type: message"] out, until the input ends."""
+    for line in requests:
+        number, *exchange = json.loads(line)
+        try:
+            reply = [number, read_exchange(*exchange), None]
+        except Exception as error:  # the parent records it as this unit's internal error
+            reply = [number, None, f"{type(error).__name__}: {error}"]
+        replies.write(json.dumps(reply).encode("utf-8") + b"\n")
+        replies.flush()
+
+
+class ReadingFailed(Exception):
+    """The child's reading of one exchange raised (its message is the child's exception)."""
+
+
+class _Reading:
+    """One exchange being read: ``result()`` waits for it (done at once when read here)."""
+
+    def __init__(self, exchange, value=None):
+        self.exchange, self.value, self.error = exchange, value, None
+        self.done = threading.Event()
+        if value is not None:
+            self.done.set()
+
+    def result(self):
+        self.done.wait()
+        if self.error is not None:
+            raise ReadingFailed(self.error)
+        if self.value is None:  # the child died before answering: read it here
+            self.value = read_exchange(*self.exchange)
+        return self.value
+
+
+class ExchangeReader:
+    """Reads exchanges here, or in a child process when ``process`` is true and it starts.
+
+    Two locks, never held together: ``_writing`` while a request goes down the pipe (that
+    may wait for the child), ``_lock`` only to look up the waiting readings, so the thread
+    taking the child's replies never waits for a writer.
+    """
+
+    def __init__(self, process=False):
+        self._child, self._waiting = None, {}
+        self._lock, self._writing = threading.Lock(), threading.Lock()
+        self._numbers = itertools.count()
+        if process:
+            try:
+                self._child = subprocess.Popen(
+                    [sys.executable, "-c", READER_CODE, os.path.abspath(__file__)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError:
+                self._child = None
+        self._process = self._child  # kept for close() after the child is lost
+        if self._child is not None:
+            threading.Thread(target=self._collect, args=(self._child, ), name="ehq_ref-reader",
+                             daemon=True).start()
+
+    @property
+    def in_child(self):
+        return self._child is not None
+
+    def submit(self, answer, item, confidence, scale):
+        """A _Reading of the exchange (read here at once when there is no child)."""
+        exchange = (answer, item, confidence, scale)
+        with self._lock:
+            child = self._child
+            if child is not None:
+                number = next(self._numbers)
+                reading = self._waiting[number] = _Reading(exchange)
+        if child is not None:
+            line = json.dumps([number, *exchange]).encode("utf-8") + b"\n"
+            try:
+                with self._writing:
+                    child.stdin.write(line)
+                    child.stdin.flush()
+                return reading
+            except (OSError, ValueError):  # the child is gone (or closed): read here
+                self._lost()
+                return reading
+        return _Reading(exchange, read_exchange(*exchange))
+
+    def _collect(self, child):
+        """The child's replies, handed to the readings waiting for them."""
+        for line in child.stdout:
+            number, value, error = json.loads(line)
+            with self._lock:
+                reading = self._waiting.pop(number, None)
+            if reading is not None:  # None: already handed back to be read here
+                reading.value, reading.error = value, error
+                reading.done.set()
+        child.stdout.close()
+        self._lost()
+
+    def _lost(self):
+        """No child any more: the readings still waiting are read by their callers."""
+        with self._lock:
+            self._child, waiting, self._waiting = None, self._waiting, {}
+        for reading in waiting.values():
+            reading.done.set()
+
+    def close(self):
+        """End the child: its input closes and it exits (killed after a second)."""
+        with self._lock:
+            child, self._child, self._process = self._process, None, None
+        if child is None:
+            return
+        try:
+            with self._writing:
+                child.stdin.close()
+        except OSError:
+            pass
+        try:
+            child.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def reads_in_child(units, reproducible=False):
+    """Whether a run reads in a child: many answers, more than one CPU, built-in classifiers,
+    and not --reproducible (whose events must not depend on the machine)."""
+    return (not reproducible and units >= READ_PROCESS_MIN_UNITS and (os.cpu_count() or 1) > 1
+            and len(CLASSIFIERS) == len(BUILT_IN_CLASSIFIERS)
+            and all(CLASSIFIERS.get(name) is spec for name, spec in BUILT_IN_CLASSIFIERS))
+
+
 # --- Options and context -------------------------------------------------------------------
 
 
@@ -10647,6 +10817,7 @@ class RunContext:
         folder = options.cache_dir or ResponseCache.default_folder(self.secrets.environ)
         self.cache = ResponseCache(folder) if options.use_cache else None
         self.stored = StoredLines()
+        self.reader = ExchangeReader()  # _collect may start one that reads in a child
 
     @property
     def concurrency(self):
@@ -10935,13 +11106,49 @@ def _stored_response(response, reproducible=False):
     return data
 
 
-def evaluate_item(ctx, route, item, prompts, epoch=None):
-    """The record of one route on one item: answer, confidence, labels, validity.
+@dataclasses.dataclass
+class AskedItem:
+    """An item whose calls are made and whose reading (``reading``) may still be under way."""
 
-    A failed or truncated answer is a technical failure (an exclusion, never an
-    abstention) and no confidence is asked. An unparseable confidence is
-    counted (terminal), never imputed.
-    """
+    partial: dict
+    item: dict
+    answer: str
+    confidence: Response
+    reading: _Reading
+    started: str
+    completed: str
+    options: RunOptions
+
+    def record(self):
+        """The record: the readings (waited for), the headline labels, validity and timing."""
+        options, item, confidence = self.options, self.item, self.confidence
+        readings, readings_of_confidence = self.reading.result()
+        primary = readings[options.classifier]
+        classification = dict(primary, automated_label=primary["label"], adjudicated_label=None)
+        if readings_of_confidence is None:
+            failed = {"value": None, "strategy": None, "reason": confidence.error_type}
+            readings_of_confidence = {name: dict(failed) for name, spec in CLASSIFIERS.items()
+                                      if options.confidence_scale in spec.scales}
+        parsed = readings_of_confidence[options.classifier]
+        terminal = confidence_is_terminal(confidence.ok, confidence.error_type, parsed["value"])
+        record = self.partial
+        if item.get("injected"):
+            record["followed"] = follows_injection(self.answer, item, primary["label"])
+        record.update(
+            classification=classification,
+            classifications={name: stored_classification(c) for name, c in readings.items()},
+            confidence_readings=readings_of_confidence,
+            parsed_confidence=parsed["value"], confidence_parse_strategy=parsed["strategy"],
+            confidence_parse_reason=parsed["reason"], confidence_terminal=terminal,
+            valid_for_ehq12=True, valid_for_ehq3=parsed["value"] is not None,
+            exclusion_reason=None,
+            timing={"started_at_utc": self.started, "completed_at_utc": self.completed})
+        return record
+
+
+def ask_item(ctx, route, item, prompts, epoch=None):
+    """The calls of one route on one item: the final record when nothing is left to read (an
+    exclusion or a failed answer), else an AskedItem whose reading ctx.reader has begun."""
     options, started = ctx.options, ctx.now()
     base = {"kind": ANSWER_RECORD.name, "question_id": item_id(item), "model": route.name,
             "category": item_category(item), "subcategory": item_subcategory(item),
@@ -10966,40 +11173,31 @@ def evaluate_item(ctx, route, item, prompts, epoch=None):
                     classification=None, valid_for_ehq12=False, valid_for_ehq3=False,
                     parsed_confidence=None, confidence_terminal=False, confidence_response=None,
                     timing={"started_at_utc": started, "completed_at_utc": ctx.now()})
-    readings = classify_all(answer.text, item)
-    primary = readings[options.classifier]
-    classification = dict(primary, automated_label=primary["label"], adjudicated_label=None)
     question = confidence_prompt(prompt, answer.text, options.confidence_scale)
     confidence = ctx.call(route, Request("confidence", prompts["texts"]["confidence_system"],
                                          question, route.confidence_max_tokens, item_id(item),
                                          route.temperature, item=item, epoch=epoch))
-    if confidence.ok:
-        readings_of_confidence = read_all_confidences(confidence.text, options.confidence_scale,
-                                                      answer.text)
-    else:
-        failed = {"value": None, "strategy": None, "reason": confidence.error_type}
-        readings_of_confidence = {name: dict(failed) for name, spec in CLASSIFIERS.items()
-                                  if options.confidence_scale in spec.scales}
-    parsed = readings_of_confidence[options.classifier]
-    terminal = confidence_is_terminal(confidence.ok, confidence.error_type, parsed["value"])
-    if item.get("injected"):
-        record["followed"] = follows_injection(answer.text, item, primary["label"])
+    reading = ctx.reader.submit(answer.text, item, confidence.text if confidence.ok else None,
+                                options.confidence_scale)
     if item.get("document"):
         record["quotes"] = answer_quotes(answer.text, item["document"])
     if ctx.judge is not None and (gold_answers(item) or item.get("options")):
         record["judge"] = judge_answer(ctx, item, answer.text, prompts)
-    record.update(
-        classification=classification,
-        classifications={name: stored_classification(c) for name, c in readings.items()},
-        confidence_readings=readings_of_confidence,
-        confidence_text=confidence.text, confidence_response=_stored_response(
-            confidence, options.reproducible), confidence_prompt_sha256=sha256_hex(question),
-        **({} if options.no_text else {"confidence_prompt": question}),
-        parsed_confidence=parsed["value"], confidence_parse_strategy=parsed["strategy"],
-        confidence_parse_reason=parsed["reason"], confidence_terminal=terminal,
-        valid_for_ehq12=True, valid_for_ehq3=parsed["value"] is not None, exclusion_reason=None,
-        timing={"started_at_utc": started, "completed_at_utc": ctx.now()})
-    return record
+    record.update(confidence_text=confidence.text, confidence_response=_stored_response(
+        confidence, options.reproducible), confidence_prompt_sha256=sha256_hex(question),
+        **({} if options.no_text else {"confidence_prompt": question}))
+    return AskedItem(record, item, answer.text, confidence, reading, started, ctx.now(), options)
+
+
+def evaluate_item(ctx, route, item, prompts, epoch=None):
+    """The record of one route on one item: answer, confidence, labels, validity.
+
+    A failed or truncated answer is a technical failure (an exclusion, never an
+    abstention) and no confidence is asked. An unparseable confidence is
+    counted (terminal), never imputed.
+    """
+    asked = ask_item(ctx, route, item, prompts, epoch)
+    return asked.record() if isinstance(asked, AskedItem) else asked
 
 
 def internal_failure_record(ctx, unit, error):
@@ -11033,12 +11231,6 @@ def record_item_fields(item, no_text=False):
         if isinstance(item.get("redacted_value"), str):
             fields["redacted_value"] = item["redacted_value"]
     return fields
-
-
-def read_all_confidences(text, scale, answer):
-    """{classifier: parse_confidence reading} for every classifier that reads ``scale``."""
-    return {name: parse_confidence(text, name, scale=scale, answer=answer)
-            for name, spec in CLASSIFIERS.items() if scale in spec.scales}
 
 
 def confidence_is_terminal(ok, error_type, value):
@@ -11928,6 +12120,10 @@ def _collect(ctx, work, paths, prompts, progress):
     """Evaluate the work units concurrently, appending each record (flushed) to its file as it
     completes; returns the records written, in the order they were written.
 
+    The calls run on the workers; an answer's reading goes on beside them (ctx.reader, in a
+    child process for a long run), and records are stored in arrival order as soon as they
+    are read, waiting for the oldest reading once READ_WINDOW are waiting.
+
     A process kill loses nothing already written; the files are fsynced at most
     once a second and at the end. On Ctrl+C the calls in flight are stopped
     (ctx.stop) and every record already written is kept.
@@ -11935,37 +12131,60 @@ def _collect(ctx, work, paths, prompts, progress):
     last_sync = [ctx.clock.monotonic()]
     sinks = {kind: open_appending(path) for kind, path in paths.items()}
 
-    def one(unit):
-        """(record, its JSONL line): checked and encoded here, so a fault stays in its unit."""
-        route, item, target, epoch = unit
+    def guarded(unit, step):
+        """What step() gives, a fault in it becoming the unit's internal-error record (so it
+        stays in its unit): (unit, AskedItem) while a reading runs, else (record, its JSONL
+        line), the record checked and encoded here."""
         try:
-            if target is None:
-                record = evaluate_item(ctx, route, item, prompts, epoch)
-            else:
-                record = evaluate_target(ctx, route, item, target, prompts)
-            record_kind(record).check(record, "the new record")
-            return record, (canonical_json(record) + "\n").encode("utf-8")
+            outcome = step()
+            if isinstance(outcome, AskedItem):
+                return unit, outcome
+            record_kind(outcome).check(outcome, "the new record")
         except Cancelled:
             raise
         except Exception as error:  # one odd unit never stops the run
-            record = internal_failure_record(ctx, unit, error)
-            return record, (canonical_json(record) + "\n").encode("utf-8")
+            outcome = internal_failure_record(ctx, unit, error)
+        return outcome, (canonical_json(outcome) + "\n").encode("utf-8")
 
-    records, written = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop), []
+    def one(unit):
+        """A unit's calls, on a worker (an answer's reading goes on beside them)."""
+        route, item, target, epoch = unit
+        if target is None:
+            return guarded(unit, lambda: ask_item(ctx, route, item, prompts, epoch))
+        return guarded(unit, lambda: evaluate_target(ctx, route, item, target, prompts))
+
+    def store(entry):
+        unit, asked = entry
+        record, line = guarded(unit, asked.record) if isinstance(asked, AskedItem) else entry
+        _store_record(ctx, record, line, sinks, paths, last_sync)
+        written.append(record)
+        fields = progress.step(record)
+        if fields:
+            ctx.event(
+                dict({"event": "progress"}, **{
+                    k: v
+                    for k, v in fields.items()
+                    if not (ctx.options.reproducible and k in ("per_minute", "eta_seconds"))
+                }))
+
+    def ready(entry):
+        return not isinstance(entry[1], AskedItem) or entry[1].reading.done.is_set()
+
+    answers = sum(1 for unit in work if unit[2] is None)
+    ctx.reader = ExchangeReader(process=reads_in_child(answers, ctx.options.reproducible))
+    records = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop)
+    written, waiting = [], collections.deque()
     try:
-        for record, line in records:
-            _store_record(ctx, record, line, sinks, paths, last_sync)
-            written.append(record)
-            fields = progress.step(record)
-            if fields:
-                ctx.event(
-                    dict({"event": "progress"}, **{
-                        k: v
-                        for k, v in fields.items()
-                        if not (ctx.options.reproducible and k in ("per_minute", "eta_seconds"))
-                    }))
+        for entry in records:  # in arrival order, once read (waiting for at most READ_WINDOW)
+            waiting.append(entry)
+            while waiting and (ready(waiting[0]) or len(waiting) > READ_WINDOW):
+                store(waiting.popleft())
     finally:
+        while waiting:  # also on Ctrl+C: what was asked is kept (a reading takes milliseconds)
+            store(waiting.popleft())
         records.close()
+        ctx.reader.close()
+        ctx.reader = ExchangeReader()
         for kind, handle in sinks.items():
             with reading(paths[kind]):
                 handle.flush()
