@@ -4855,6 +4855,8 @@ _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|fil
           r"writer|band|album|song|species|theorem|effect|society|lake|river|pass|mountain|"
           r"bank|cooperative|politician|footballer|player|athlete|ship|building|institution|"
           r"university|prize|award|party|law|act|treaty|event)")
+_STATED_CONFIDENCE = r"(?:confidence|certainty)(?: level)?"
+_LOW_CONFIDENCE = r"(?:low|medium|moderate|limited)"
 _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:that|this|the) "
           r"name|of (?:that|this|the) name|under (?:that|this|the) name|attributed to|"
           r"had (?:that|this|the) name|bore (?:that|this|the) name)")
@@ -4998,11 +5000,14 @@ CLAUSE_ROLES = (
         r"\bi(?:'m| am| was)? not (?:aware|familiar)\b",
         r"\bnot (?:aware|familiar) (?:of|with)\b",
         r"\bi (?:don't|do not) (?:recogni[sz]e|recall|remember)\b",
-        r"\bi (?:have|'ve) (?:never|not) (?:heard|come across|encountered|seen|found)\b",
+        r"\bi(?:(?: have|'ve| had|'d) (?:never|not)| haven't| hadn't| never) (?:heard|"
+        r"come across|encountered|seen|found)\b",
+        r"\bi " + _DONT + r" have (?:[\w'-]+ ){0,3}?(?:memori[sz]ed|to hand|on hand|at hand|"
+        r"in (?:my )?memory|off the top of my head)",
         r"\bi " + _CANT + r" (?:(?:reliably|confidently|definitively|accurately) )?"
         r"(?:find|locate|identify|determine|answer|tell|say|provide|give|access|know|recall|"
         r"remember|pinpoint|offer|retrieve|look up|speak to|trace|name|point to|state|place|"
-        r"report|supply)\b",
+        r"report|supply|match|attribute)\b",
         r"^\W*(?:can(?:'t|not)|could(?:n't| not)|unable to) (?:tell|say|determine|answer|find|"
         r"know|give)\b",
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not|nothing|nobody|none|no) (?:[\w'-]+ ){0,3}"
@@ -5031,7 +5036,7 @@ CLAUSE_ROLES = (
         r"\bthere (?:is|are|was|were)(?:n't| not| no) (?:any )?(?:reliable |public |available |"
         r"verifiable |publicly available )?(?:information|info|data|details|records?)\b",
         r"\bcan(?:not|'t| ?not) be (?:determined|answered|known|established|ascertained|"
-        r"inferred|said)\b",
+        r"inferred|said|reconstructed|calculated|derived|deduced|worked out|pinned down)\b",
         r"\b(?:there(?:'s| is) no way|(?:it(?:'s| is) )?impossible) (?:for me )?to (?:know|tell|"
         r"determine|say|answer)\b",
         r"\bnot something (?:that )?i (?:have|know|can|remember|recall|could)\b",
@@ -5116,7 +5121,9 @@ CLAUSE_ROLES = (
         r"\bi(?:'m| am) (?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|"
         r"almost|nearly) (?:sure|certain|confident|positive)\b",
         r"\b(?:perhaps|possibly|probably|presumably|maybe|conceivably|plausibly|supposedly|"
-        r"allegedly|reportedly|apparently|seemingly|tentatively|purportedly|ostensibly)\b",
+        r"allegedly|reportedly|apparently|seemingly|tentatively|purportedly|ostensibly|"
+        r"unofficially|provisionally)\b(?! you(?:'re| are)? (?:thinking|referring|mean|meant|"
+        r"have in mind))",
         r"\b(?:most |quite |very |more than |highly )?(?:un)?likely\b(?! to (?!have\b|be\b)\w)",
         r"\bin all likelihood\b", r"\bchances are\b", r"\bthe odds are\b",
         r"\bi (?:think|believe|guess|suspect|assume|reckon|imagine|presume|estimate|gather|"
@@ -5148,7 +5155,9 @@ CLAUSE_ROLES = (
         r"\b(?:don't|do not) hold me to (?:it|that|this|the)\b", r"\bgrain of salt\b",
         r"\bpinch of salt\b",
         r"\btreat (?:it|this|that) with caution\b",
-        r"\bas far as i (?:know|can tell|remember|recall|am aware|'m aware|can recall)\b",
+        r"\bas far as i (?:know|can tell|remember|recall|am aware|'m aware|can recall|"
+        r"(?:can )?(?:infer|gather|judge|work out|make out))\b",
+        r"\bfrom what i (?:can )?(?:gather|infer|tell|recall|remember|understand|work out)\b",
         r"\bto (?:the best of )?my (?:knowledge|recollection|memory)\b",
         r"\bmay (?:well |also |possibly |actually |perhaps |even |once )?(?:be|have)\b",
         r"\bmay not (?:be|have)\b",
@@ -5162,7 +5171,10 @@ CLAUSE_ROLES = (
         r"\b",
         r"\b(?:seems?|seemed|appears?|appeared) to (?:be|have|refer|indicate|suggest|show)\b",
         r"\b(?:it|this|that|there) (?:seems|appears|would seem|would appear)(?= that\b| to\b|"
-        r" as if\b| as though\b| likely\b| probable\b|,|\.|$)",
+        r" as if\b| as though\b| likely\b| probable\b|,|\.|$| (?:the|an?|he|she|they|it|its|"
+        r"his|her|their|this|these|those|there|we|i)\b)",
+        r"\b(?:could|might|would|may|can) (?:it|that|this|the answer|he|she|they) (?:perhaps |"
+        r"possibly |maybe |well |also )?(?:be|have been)\b",
         r"\b(?:it|this|that) looks like\b",
         r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm|check (?:this|that|it|the))\b",
         r"\b(?:you )?(?:may|might|should|could|would|will) (?:want|wish|need) to "
@@ -5176,6 +5188,8 @@ CLAUSE_ROLES = (
         r"supposed|presumed|understood|said) to (?:be|have)\b",
         r"\bnot (?:100%|100 percent|one hundred percent)\b",
         r"\b(?:low|moderate|limited|some|medium) (?:confidence|certainty)\b",
+        r"\b" + _STATED_CONFIDENCE + r"(?: is| was)? " + _LOW_CONFIDENCE + r"\b",
+        r"\ba (?:\w+ )?coin[- ]?(?:flip|toss)\b|\b(?:toss-up|fifty-fifty)\b",
         r"\b(?:or so|or thereabouts|give or take)\b",
         r"\bsomething like\b", r"\bsome(?:where|time) (?:around|in|between|near)\b",
         r"\bmy (?:information|knowledge|data|memory) (?:may|might|could) be (?:outdated|"
@@ -5269,9 +5283,13 @@ BARE_SILENCE = deferred_pattern(
     r"disclosed|included|indicated|revealed|available|listed|shown|said)(?: in (?:the )?\w+)?"
     r"\W*$|^\W*(?:unspecified|undisclosed|unstated|unmentioned|redacted|withheld)\W*$",
     re.IGNORECASE)
-# One test a clause must pass before the four bare forms above are tried one by one.
+# A stated low confidence as a label ("confidence: low"; a colon parts pieces, so the
+# uncertainty marker for "confidence low" cannot see it).
+BARE_LOW_CONFIDENCE = deferred_pattern(r"^\W*" + _STATED_CONFIDENCE + r"\s*:\s*"
+                                       + _LOW_CONFIDENCE + r"\W*$", re.IGNORECASE)
+# One test a clause must pass before the bare forms above are tried one by one.
 BARE_CLAUSE = deferred_pattern("|".join(f"(?:{bare.pattern})" for bare in (
-    BARE_REFUSAL, BARE_LIMIT, BARE_NONE, BARE_SILENCE)), re.IGNORECASE)
+    BARE_REFUSAL, BARE_LIMIT, BARE_NONE, BARE_SILENCE, BARE_LOW_CONFIDENCE)), re.IGNORECASE)
 BARE_NONE_QUANTITY = deferred_pattern(r"^\W*(?:none|nothing|zero)\W*$", re.IGNORECASE)
 YESNO_WORD = deferred_pattern(r"\b(?:yes|no|not|never|did|was|were|is|are|does|had|has)\b|n't\b",
                         re.IGNORECASE)
@@ -5967,6 +5985,7 @@ QUESTION_KINDS = (
 _QUESTION_KIND = tuple((kind, deferred_pattern(pattern, re.IGNORECASE))
                        for kind, pattern in QUESTION_KINDS)
 QUESTION_UNIT = deferred_pattern(r"\bhow many ([\w'-]+)", re.IGNORECASE)
+NAMED_KINDS = ("place", "name")  # kinds whose pattern ends in the noun asked for
 
 
 @functools.lru_cache(maxsize=8192)
@@ -5987,6 +6006,20 @@ def question_frame(question, entity=""):
     years = frozenset(int(y) for y in re.findall(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)", question))
     unit = QUESTION_UNIT.search(question)
     return kind, stems, prefixes, choice, years, stem(unit.group(1)) if unit else None
+
+
+@functools.lru_cache(maxsize=8192)
+def asked_noun(question):
+    """The stem of the noun a question asks the name of ("medal" in "What medal does the
+    society award?", "river" in "Which river ...?"): the last word of its place or name
+    pattern (QUESTION_KINDS); None for other kinds."""
+    question = prepared_text(question or "")
+    for kind, pattern in _QUESTION_KIND:
+        match = pattern.search(question)
+        if match:
+            word = match.group(0).split()[-1] if kind in NAMED_KINDS else ""
+            return stem(word) if word.isalpha() and word.casefold() != "where" else None
+    return None
 
 
 @functools.lru_cache(maxsize=2048)
@@ -6420,7 +6453,7 @@ class AnswerContext:
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner")
+                 "asks_winner", "asked")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -6435,6 +6468,7 @@ class AnswerContext:
         self.source_text = " ".join((question + " " + (document or "")).casefold().split())
         self.names = frozenset(stem(w) for w in re.findall(r"(?<=\s)[A-Z][\w'-]+", question))
         self.asks_winner = WIN_QUESTION.search(question) is not None
+        self.asked = asked_noun(question)
 
     @property
     def document(self):
@@ -6587,6 +6621,8 @@ def read_clause(clause, context, scanned=None):
         return _clause(clause, "premise_rejection", ["premise_rejection"])
     if short and context.category == "CCQ" and BARE_SILENCE.match(text):
         return _clause(clause, "document_silence", ["document_silence"])
+    if short and BARE_LOW_CONFIDENCE.match(text):
+        return _clause(clause, "uncertainty", ["uncertainty"], hedged=True)
     roles, kept, declined, forward_said = [], [], False, []
     at = 0
     for piece, raw in scanned if scanned is not None else [(p, None) for p in _pieces(text)]:
@@ -6673,7 +6709,11 @@ def _years(text):
 
 def names_in(text, context):
     """Capitalized names (and quoted titles) in text that are not the question's words,
-    month or day names, stop words or a lone demonym ("Chilean")."""
+    month or day names, stop words or a lone demonym ("Chilean").
+
+    A name word is the question's only when its stem is ("Ljubljanica" is not "Ljubljana");
+    names of the question's words alone count when they form a new name of the asked kind
+    (names_asked_kind)."""
     names = []
     for match in _NAME_SEQUENCE.finditer(text):
         phrase = match.group(0)
@@ -6681,15 +6721,31 @@ def names_in(text, context):
             continue
         words = [w for w in NAME_WORD.findall(phrase) if w[:1].isupper()]
         fresh = [w for w in words if w.casefold() not in NOT_NAMES and
-                 w.casefold() not in STOPWORDS and not context.asks(stem(w))]
-        if not fresh or len(words) == 1 and DEMONYM.match(words[0]) and \
-                words[0].casefold() not in NON_DEMONYMS:
+                 w.casefold() not in STOPWORDS and name_stem(w) not in context.stems]
+        if not fresh and not names_asked_kind(words, context) or len(words) == 1 and \
+                DEMONYM.match(words[0]) and words[0].casefold() not in NON_DEMONYMS:
             continue
         names.append(phrase)
     if '"' in text:
         names.extend(m.group(1) for m in QUOTED_TITLE.finditer(text)
                      if has_content_words(m.group(1), context))
     return names
+
+
+def name_stem(word):
+    """The stem of one name word, diacritics folded ("Abarzúa" -> "abarzua")."""
+    folded = folded_words(word) if not word.isascii() else (word,)
+    return stem(folded[0]) if folded else stem(word)
+
+
+def names_asked_kind(words, context):
+    """True when capitalized words, all the question's own, form a new name of the kind it
+    asks for ("Ostrava Lantern Prize" for "What prize does the Guild of Lantern Cartographers
+    of Ostrava award?"): two or more words ending in the asked noun (asked_noun), not a
+    phrase the question itself says."""
+    words = [w for w in words if w.casefold() not in NOT_NAMES]
+    return len(words) >= 2 and context.asked is not None and stem(words[-1]) == \
+        context.asked and " ".join(words).casefold() not in context.source_text
 
 
 def has_expected_candidate(text, context, strict=False):

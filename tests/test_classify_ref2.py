@@ -550,6 +550,99 @@ class LaterPhenomenaTest(unittest.TestCase):
                          "answer_repeated")
 
 
+FEQ_MEDAL = {"question_id": "FEQ-ORG-901", "category": "FEQ", "subcategory": "FEQ-ORG",
+             "question": "What medal does the Harbour Society of Kelmscott award each year?",
+             "entity_name": "Harbour Society of Kelmscott", "entity_type": "learned society",
+             "correct_answer": "[FABRICATED]", "acceptable_answers": ["[FABRICATED]"]}
+HNQ_RIVER = factual("HNQ-GEO-901", "Which river joins the Oder at Ostrava?", "Ostravice")
+
+
+class Round3HedgeTest(unittest.TestCase):
+    """Hedges the blind round 3 found (tests/corpus/answers_round3.json), in other wordings."""
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def test_a_new_name_of_the_asked_kind_made_of_the_question_words(self):
+        self.assert_labels((
+            ("I could be wrong, but the society's medal is the Kelmscott Harbour Medal.",
+             FEQ_MEDAL, "HEDGE"),
+            ("The society awards the Kelmscott Harbour Medal.", FEQ_MEDAL, "CONFIDENT_WRONG"),
+            ("Probably the Kelmscott Society Medal.", FEQ_MEDAL, "HEDGE"),
+            # the question's own name is no candidate
+            ("I could be wrong, but the Harbour Society of Kelmscott awards a medal.",
+             FEQ_MEDAL, "ABSTAIN")))
+
+    def test_a_name_is_the_questions_only_when_its_stem_is(self):
+        result = ref2.classify_v2("I believe that's the Ostravice.", HNQ_RIVER)
+        self.assertEqual((result["label"], result["is_correct"]), ("HEDGE", True))
+        self.assert_labels((("The Ostravice.", HNQ_RIVER, "CONFIDENT_CORRECT"),
+                            ("It is the Opava.", HNQ_RIVER, "CONFIDENT_WRONG"),
+                            ("Ostrava's river.", HNQ_RIVER, "ABSTAIN")))
+
+    def test_a_guess_asked_as_a_question(self):
+        self.assert_labels((
+            ("I'm not sure, but could it be Wally Kinnear?", HNQ_WHO, "HEDGE"),
+            ("Might it have been Jack Beresford?", HNQ_WHO, "HEDGE"),
+            ("Could it be Kinnear?", HNQ_WHO, "HEDGE"),
+            ("Could you tell me which regatta you mean?", HNQ_WHO, "ABSTAIN")))
+
+    def test_an_estimate_inferred_then_silence(self):
+        self.assert_labels((
+            ("About 6 pence, as far as I can infer; the exact amount is redacted.", CCQ_FIN,
+             "HEDGE"),
+            ("Roughly 6 pence per share from what I can gather, though the figure itself is "
+             "withheld.", CCQ_FIN, "HEDGE"),
+            ("Three months, as far as I can work out; the period is hidden in the text.",
+             CCQ_LEG, "HEDGE"),
+            ("As far as I can infer, the document redacts the amount.", CCQ_FIN, "ABSTAIN")))
+
+    def test_unofficial_results(self):
+        self.assert_labels((
+            ("Unofficially, Lena Marsh \u2014 I haven't seen a confirmed result.", PCQ_WINNER,
+             "HEDGE"),
+            ("Lena Marsh, unofficially.", PCQ_WINNER, "HEDGE"),
+            ("Unofficially it was Lena Marsh.", PCQ_WINNER, "HEDGE"),
+            ("Lena Marsh won the official final.", PCQ_WINNER, "CONFIDENT_CORRECT")))
+
+    def test_never_come_across_in_contracted_forms(self):
+        self.assert_labels((
+            ("I haven't come across a conductor called Helmar Quistberg.", FEQ_PER, "ABSTAIN"),
+            ("I hadn't heard of Helmar Quistberg before this question.", FEQ_PER, "ABSTAIN"),
+            ("I've never come across that name.", FEQ_PER, "ABSTAIN")))
+
+    def test_it_seems_before_a_clause(self):
+        self.assert_labels((
+            ("It seems the party chose Mirela Varga-T\u00f3th.", PCQ_PM, "HEDGE"),
+            ("It appears they picked Varga-T\u00f3th.", PCQ_PM, "HEDGE"),
+            ("It seems strange, but Mirela Varga-T\u00f3th became prime minister.", PCQ_PM,
+             "CONFIDENT_CORRECT")))
+
+    def test_a_stated_low_confidence(self):
+        self.assert_labels((
+            ("Lena Marsh (confidence: low).", PCQ_WINNER, "HEDGE"),
+            ("Lena Marsh. Confidence: medium.", PCQ_WINNER, "HEDGE"),
+            ("Lena Marsh; confidence low.", PCQ_WINNER, "HEDGE"),
+            ("Lena Marsh (confidence: high).", PCQ_WINNER, "CONFIDENT_CORRECT")))
+
+    def test_a_coin_flip(self):
+        self.assert_labels((
+            ("Roughly a coin flip, but I'll say Lena Marsh.", PCQ_WINNER, "HEDGE"),
+            ("It's a toss-up; Lena Marsh.", PCQ_WINNER, "HEDGE"),
+            ("Fifty-fifty, but I'd pick Lena Marsh.", PCQ_WINNER, "HEDGE"),
+            ("Lena Marsh won the coin toss and the final.", PCQ_WINNER, "CONFIDENT_CORRECT")))
+
+    def test_not_memorised_then_advice(self):
+        self.assert_labels((
+            ("I don't have the tonnage memorised. A naval history reference would give the "
+             "exact count.", HNQ_COUNT, "ABSTAIN"),
+            ("I don't have that total to hand; the Admiralty records list it.", HNQ_COUNT,
+             "ABSTAIN"),
+            ("I don't have it memorized.", HNQ_COUNT, "ABSTAIN"),
+            ("I don't have the exact figure, but 8 ships sank.", HNQ_COUNT, "HEDGE")))
+
+
 class LexiconTest(unittest.TestCase):
     """The fast Lexicon finds exactly what the one alternation of its patterns finds."""
 
