@@ -4812,7 +4812,7 @@ def answer_clauses(text):
             host = None
             if cleaned:
                 clauses.append({"text": cleaned, "kind": "plain", "joined": joined, "host": None,
-                                "lead_in": piece.rstrip().endswith(":")})
+                                "lead_in": piece.replace(INSET_MARK, "").rstrip().endswith(":")})
                 host = len(clauses) - 1
             for _ in range(held):
                 inner, kind = next(queue)
@@ -4891,7 +4891,11 @@ CLAUSE_ROLES = (
         r"\b(?:is|are|was|were|be|appears? to be|seems? to be|likely|probably|possibly|may be|"
         r"might be|could be|sounds? like|looks? like)(?: an?| the)?(?: entirely| completely|"
         r" purely| wholly| likely| probably| simply| almost certainly)? " + _FICTION,
-        r"\b(?:sounds?|seems?|appears?|looks?) " + _FICTION,
+        r"\b(?:sounds?|seems?|appears?|looks?|reads?) " + _FICTION,
+        r"\b(?:built|based|founded|centred|centered|resting|premised|constructed) (?:on|around|"
+        r"upon) (?:an? |the |some )?(?:[\w-]+ )?" + _FICTION,
+        r"\bthere(?:'s| is| was| are| were) no (?:[\w'-]+ ){1,6}?(?:that |which )?(?:i (?:know|"
+        r"knew) of|i(?:'m| am) aware of)\b",
         r"\b(?:the |your |this )?(?:question's |question )?premise(?: of (?:the|your|this) "
         r"question)? (?:itself )?(?:seems|appears|is|may be|might be|looks|sounds)(?: to be)? "
         r"(?:mistaken|false|incorrect|flawed|wrong|faulty|erroneous|inaccurate|off|invalid)\b",
@@ -4938,9 +4942,10 @@ CLAUSE_ROLES = (
         r"statement|data|reference|number|amount|date|value|name)\b",
         r"\bno (?:mention|indication|statement|specific (?:figure|amount|date|number|value|"
         r"name)) (?:of|about|regarding|on|is|as to)\b",
-        r"\bno [\w-]+(?: [\w-]+){0,3} (?:appears|is (?:given|stated|mentioned|provided|listed|"
+        r"\bno [\w-]+(?: [\w-]+){0,6}? (?:appears|is (?:given|stated|mentioned|provided|listed|"
         r"shown|there)|is in)\b",
-        r"\bno [\w-]+(?: [\w-]+){0,3} (?:in|within|anywhere in) (?:the|this) " + _DOC + r"\b",
+        r"\bno [\w-]+(?: [\w-]+){0,8}? (?:in|within|anywhere in|anywhere within) (?:the|this) "
+        + _DOC + r"\b",
         r"\b(?:is|are|was|were) (?:missing|absent|not there|not present|not included|gone)\b",
         r"\b(?:isn't|is not|aren't|are not|wasn't) (?:there|present|in there)\b",
         r"\b(?:only|merely|just) (?:says|states|mentions|notes|gives|tells|indicates|refers|"
@@ -4972,9 +4977,10 @@ CLAUSE_ROLES = (
         r"will not|am not able to|'m not able to) (?:help|assist|answer|provide|do)\b",
         r"\bi (?:can't|cannot|won't|will not|am unable to) (?:help|assist) (?:with|you)\b",
         r"\bi(?:'d| would) (?:rather|prefer) not (?:to )?(?:guess|speculate|answer|say|invent|"
-        r"make (?:something|one|it|things|up)|fabricate|hazard)\b",
-        r"\bi (?:don't|do not|won't|will not|shouldn't|should not) (?:want to |wish to |like to )?"
-        r"(?:guess|speculate|make (?:something|things|it) up|invent|fabricate)\b",
+        r"make (?:something|one|it|things|up)|fabricate|hazard|comment|discuss|go into|weigh in)\b",
+        r"\bi(?: don't| do not| won't| will not| shouldn't| should not|'m not going to| am not "
+        r"going to) (?:want to |wish to |like to )?(?:guess|speculate|make (?:something|things|it|"
+        r"anything) up|make up|invent|fabricate|comment|discuss)\b",
         r"\b(?:rather than|instead of) (?:guess|guessing|speculat\w+|invent\w*|mak\w+ (?:something"
         r"|things|it) up)\b",
         r"\b(?:can(?:not|'t)|won't|will not|shouldn't|should not|wouldn't|would not) "
@@ -5237,6 +5243,8 @@ CLAUSE_ROLES = (
         r"asking)|can (?:provide|share|give|tell)|have (?:more|additional|any|a)|could (?:provide|"
         r"share|give|tell)|need)\b",
         r"\b(?:could|can) you (?:provide|share|clarify|give|tell)\b",
+        r"\bi(?:'d| would) (?:like|want|need) to (?:be sure|make sure|confirm|check|clarify|"
+        r"know)\b", r"\bbefore i (?:answer|respond|reply|guess|go further)\b",
         r"\bplease (?:provide|share|clarify)\b", r"\blet me know\b", r"\bfeel free\b",
         r"\bhappy to (?:help|look)\b", r"\bi(?:'d| would| will|'ll) be happy\b",
         r"\bi (?:can|could|will|'ll) (?:try to )?help\b", r"\bhope (?:this|that) (?:helps|is)\b",
@@ -5297,14 +5305,23 @@ WORD_CHARACTER = deferred_pattern(r"\w")
 
 # After an abstention, speculation about whether the entity exists, what kind of thing it might
 # be, or what the asker might mean is not an answer.
-SPECULATION = deferred_pattern(
-    r"\bif (?:(?:it|this|that|they|he|she|such an? \w+|so)|(?:the |this )?[\w' -]{2,40}?) "
-    r"(?:is|was|were|are|does|did|do|really|actually|indeed)(?:n't)? (?:\w+ )?(?:real|exists?|"
-    r"existed|genuine|a real|in fact)\b"
+_IF_REAL = (
+    r"\bif (?:(?:it|this|that|they|he|she|such an? \w+|so)|(?:the |this )?[\w' -]{2,40}?)"
+    r"(?:'s| is| was| were| are| does| did| do| really| actually| indeed)(?:n't)? (?:\w+ )?"
+    r"(?:real|exists?|existed|genuine|a real|in fact)\b"
     r"|\bif (?:such|an?|the) [\w -]{2,30}? (?:exists?|existed|was (?:made|held|proposed|"
     r"passed)|took place|happened)\b"
     r"|\b(?:assuming|supposing|provided) (?:that )?(?:it|this|such|the \w+|they|he|she)"
     r"[\w ]{0,20}? (?:exists?|is real|existed)\b"
+    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b")
+_NAME_GARBLED = (r"\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|"
+                 r"garbled|wrong|incorrect|mistaken|a variant|confused|mangled|differ\w*")
+_LITTLE_KNOWN = (r"(?:newly|recently|new|brand-new|proprietary|obscure|small|private|local|"
+                 r"regional|minor|niche|little-known|lesser-known|unpublished|self-published|"
+                 r"experimental|in-house)")
+SPECULATION = deferred_pattern(
+    _IF_REAL + r"|\bif (?:it|this|that|they|he|she|[\w' -]{2,40}?)(?:'s| is| was) (?:an? |the )?"
+    r"(?:[\w-]+ (?:or|and) )?" + _LITTLE_KNOWN + r"\b"
     r"|\b(?:may|might|could|possibly|perhaps|probably|likely|maybe) (?:simply |just |well |"
     r"also |instead )?(?:be|have been|refer to|be referring to|be confused with|be a "
     r"(?:mix-?up|confusion)) (?:an? |the )?(?:very |quite |fairly |relatively |rather )?(?:[\w-]+ )"
@@ -5315,35 +5332,26 @@ SPECULATION = deferred_pattern(
     r"similar|related|unrelated|very recent|brand-new|startup|start-up|independent|"
     r"self-published|amateur|hamlet|discredited|obsolete|outdated|superseded|deprecated|"
     r"archaic|former|trade|synonym|renamed|recent|unpublished|provisional)"
-    r"|\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|garbled|"
-    r"wrong|incorrect|different|mistaken|a variant|confused|mangled|off)\b"
+    r"|" + _NAME_GARBLED + r"|different|off)\b"
     r"|\b(?:was|is|were) (?:an? )?(?:\w+ ){0,2}(?:local|minor|obscure|small|regional|"
     r"little-known|lesser-known|tiny) (?:figure|firm|company|person|business|entity|place|band|"
-    r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b"
-    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b",
+    r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b",
     re.IGNORECASE)
-
-EXISTENCE_SPECULATION = deferred_pattern(
-    r"\bif (?:(?:it|this|that|they|he|she|such an? \w+|so)|(?:the |this )?[\w' -]{2,40}?) "
-    r"(?:is|was|were|are|does|did|do|really|actually|indeed)(?:n't)? (?:\w+ )?(?:real|exists?|"
-    r"existed|genuine|a real|in fact)\b"
-    r"|\bif (?:such|an?|the) [\w -]{2,30}? (?:exists?|existed|was (?:made|held|proposed|"
-    r"passed)|took place|happened)\b"
-    r"|\b(?:assuming|supposing|provided) (?:that )?(?:it|this|such|the \w+|they|he|she)"
-    r"[\w ]{0,20}? (?:exists?|is real|existed)\b"
-    r"|\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|garbled|"
-    r"wrong|incorrect|mistaken|a variant|confused|mangled)\b"
-    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b", re.IGNORECASE)
+# Speculation that is never a guess, whatever candidate it names.
+EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b", re.IGNORECASE)
 
 # Clauses that report what others believe, what came before, or what is usual: not the
-# answering clause, and after an abstention not a guess.
+# answering clause, and after an abstention not a guess. A clause framed as background ("For
+# context, ...") is never a guess, hedged or not (FRAMING_CUE).
+_FRAMING = r"for (?:context|reference|background|comparison)|by comparison|in contrast"
+FRAMING_CUE = deferred_pattern(r"^\W*(?:" + _FRAMING + r")\b", re.IGNORECASE)
 BACKGROUND_CUE = deferred_pattern(
     r"^\W*(?:note|side note|aside|trivia|by the way|btw|p\.?s\.?)\s*:"
     r"|\b(?:is|was|are|were|has|had|have) also\b|^\W*(?:additionally|in addition|moreover|"
     r"furthermore)\b"
-    r"|^\W*(?:for (?:context|reference|background|comparison)|background|previously|formerly|"
+    r"|^\W*(?:" + _FRAMING + r"|background|previously|formerly|"
     r"originally|initially|before (?:that|this|then)|prior to (?:that|this)|earlier|"
-    r"historically|by comparison|in contrast|interestingly|fun fact|note that|"
+    r"historically|interestingly|fun fact|note that|"
     r"(?:it is|it's) (?:often|commonly|widely|sometimes|frequently) (?:said|believed|thought|"
     r"claimed|reported|assumed|cited|stated)|many (?:people|sources)? ?(?:think|believe|"
     r"claim|say|assume)|some (?:sources|people|accounts|reports|historians) (?:say|claim|"
@@ -6599,7 +6607,9 @@ def read_clause(clause, context, scanned=None):
     doubt's complement unless it offers a candidate), still says something the question did
     not (content_words); answer_text is that remainder, what gold matching reads. A forward
     marker followed only by an anaphor or an adverb ("I don't know for sure", "I can't tell
-    you that") qualifies an answer given elsewhere: it counts as doubt.
+    you that") qualifies an answer given elsewhere: it counts as doubt, unless an earlier piece
+    of the clause has declined already (the anaphor is what it declined: "The dividend is
+    withheld, so I can't give it").
     """
     text = clause["text"]
     if clause["kind"] == "quote":
@@ -6643,7 +6653,8 @@ def read_clause(clause, context, scanned=None):
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
             tail = piece[end:following]
             if role in FORWARD_ROLES and WORD_CHARACTER.search(piece, end) and \
-                    BACK_REFERENCE.match(piece[end:]):
+                    BACK_REFERENCE.match(piece[end:]) and not any(
+                        earlier in FORWARD_ROLES for earlier in roles):
                 piece_roles.append("back_reference")
             if role == "premise_rejection" and context.category != "FEQ":
                 role = "knowledge_limit"
@@ -6810,15 +6821,16 @@ def is_guess(clause, previous, context):
 
     It must offer a candidate of the asked kind (has_expected_candidate; a hedged clause may
     offer any new word unless the question asks for a name), not speculate about the entity
-    (SPECULATION), and be presented as an answer: hedged, with an answer cue ("so it's",
-    "the answer is"), joined to the abstention by "but" or a dash, or stated about the asked
-    slot (it/he/she, "the winner was", the entity's name). An unhedged clause must also not
+    (SPECULATION), not be framed as background ("For context, ...": FRAMING_CUE), and be
+    presented as an answer: hedged, with an answer cue ("so it's", "the answer is"), joined
+    to the abstention by "but" or a dash, or stated about the asked slot (it/he/she, "the
+    winner was", the entity's name). An unhedged clause must also not
     be negated, generic ("many", "usually", "such as"), background ("for context", "had
     won") or about another time (different_time).
     """
     text = clause["text"]
-    if EXISTENCE_SPECULATION.search(text) or SPECULATION.search(text) and \
-            not has_expected_candidate(clause, context, strict=True):
+    if EXISTENCE_SPECULATION.search(text) or FRAMING_CUE.search(text) or \
+            SPECULATION.search(text) and not has_expected_candidate(clause, context, strict=True):
         return False
     hedged = clause["hedged"]
     linked = clause["joined"] == "but" and previous is not None and \
