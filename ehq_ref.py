@@ -4640,11 +4640,22 @@ def prepared_text(text):
     return text
 
 
+# A markdown heading that names what the lines under it are: the answer, or background to it
+# (answering_clause weighs them).
+SECTION_HEADINGS = {"answer": "answer", "the answer": "answer", "short answer": "answer",
+                    "final answer": "answer", "my answer": "answer", "context": "background",
+                    "background": "background", "details": "background",
+                    "explanation": "background", "notes": "background", "note": "background",
+                    "reasoning": "background", "additional context": "background",
+                    "more detail": "background", "sources": "background"}
+
+
 def markdown_lines(text):
-    """(line, is_blockquote) pairs with headings, bullets, emphasis, links and table rules
-    stripped; a table's header row (the row above its |---| rule) is dropped."""
+    """(line, is_blockquote, section) triples with headings, bullets, emphasis, links and
+    table rules stripped; a table's header row (the row above its |---| rule) is dropped.
+    section is what the heading above the line names it (SECTION_HEADINGS), else None."""
     raw_lines = text.split("\n")
-    lines = []
+    lines, section = [], None
     for number, raw in enumerate(raw_lines):
         line = raw.strip()
         if not line:
@@ -4655,6 +4666,7 @@ def markdown_lines(text):
         if "|" in line and number + 1 < len(raw_lines) and "-" in raw_lines[number + 1] and \
                 MARKDOWN_RULE.match(raw_lines[number + 1]):
             continue
+        heading = first == "#"
         if first in "#>-*+\u20220123456789":
             line = MARKDOWN_LINE.sub("", line, count=1)
         if "](" in line:
@@ -4664,8 +4676,10 @@ def markdown_lines(text):
         if "|" in line:
             line = line.strip().strip("|").replace("|", " ; ")
         line = line.strip()
+        if heading:
+            section = SECTION_HEADINGS.get(line.casefold().rstrip(" :"))
         if line:
-            lines.append((line, first == ">"))
+            lines.append((line, first == ">", section))
     return lines
 
 
@@ -4679,8 +4693,8 @@ CLAUSE_BOUNDARY = deferred_pattern(
     r"(?P<stop>[.!?][\"')\]]*\s+)"
     r"|(?P<semicolon>\s*;\s*)"
     r"|(?P<dash>\s+\u2014\s+|\s*--\s*|(?<=[^\d\s])\s+[\u2013-]\s+|\s+[\u2013-]\s+(?=[^\d\s]))"
-    r"|(?P<but>,?\s+(?i:\bbut\b)\s+)"
-    r"|(?P<though>,\s+(?=(?i:though|although|however|yet|whereas|albeit|while)\b)"
+    r"|(?P<but>,?\s+(?i:\bbut\b)\s+|,\s+(?=(?i:however|yet)\b))"
+    r"|(?P<though>,\s+(?=(?i:though|although|whereas|albeit|while)\b)"
     r"|\s+(?=(?i:although|though)\s))")
 # Where a CLAUSE_BOUNDARY can start: a stop mark, ";", ",", a dash, or a space before a space,
 # ";", a dash, "but" or "though" (tried first: most places are none of these).
@@ -4712,8 +4726,9 @@ def _sentence_end_is_abbreviation(text, position):
 def clause_boundaries(text):
     """(start, end, kind) of every clause boundary in text, left to right, not overlapping:
     a stop (after ".", "!" or "?": closing quotes or brackets and spaces), a semicolon, a
-    dash, "but" or ", though/although/however/yet/whereas/albeit" (CLAUSE_BOUNDARY, tried
-    only where BOUNDARY_START finds a place it can start)."""
+    dash, "but" or ", however/yet" (kind but: the main point follows) or ", though/although/
+    whereas/albeit/while" (kind though: a concession follows) (CLAUSE_BOUNDARY, tried only
+    where BOUNDARY_START finds a place it can start)."""
     found, position = [], 0
     starts, boundary = BOUNDARY_START.search, CLAUSE_BOUNDARY.match
     while True:
@@ -4773,20 +4788,22 @@ def _clean_piece(piece):
 
 
 def answer_clauses(text):
-    """The clauses of a prepared answer as dicts {text, kind, joined, host}.
+    """The clauses of a prepared answer as dicts {text, kind, joined, host, section}.
 
     kind is "plain", "quote" (a quoted span of at least MIN_QUOTE_WORDS words, one holding
     [REDACTED], or a blockquote line) or "aside" (a parenthetical); an inset becomes its own
     clause after the clause that holds it (host). joined names the boundary before the
     clause: line, stop, semicolon, dash, but, though, aside or quote. Boundaries: lines
     (markdown list items, table cells, headings), sentence ends (not after abbreviations or
-    initials), ";", an em dash or spaced dash, "but", ", though/although/however/yet".
-    Shorter quotes (titles, names) stay in place.
+    initials), ";", an em dash or spaced dash, "but", ", however/yet", ", though/although".
+    Shorter quotes (titles, names) stay in place. section: what the markdown heading above
+    the clause names it (markdown_lines), else None.
     """
     clauses = []
-    for line, blockquote in markdown_lines(text):
+    for line, blockquote, section in markdown_lines(text):
         if blockquote:
-            clauses.append({"text": line, "kind": "quote", "joined": "line", "host": None})
+            clauses.append({"text": line, "kind": "quote", "joined": "line", "host": None,
+                            "section": section})
             continue
         insets = []
 
@@ -4812,7 +4829,8 @@ def answer_clauses(text):
             host = None
             if cleaned:
                 clauses.append({"text": cleaned, "kind": "plain", "joined": joined, "host": None,
-                                "lead_in": piece.replace(INSET_MARK, "").rstrip().endswith(":")})
+                                "lead_in": piece.replace(INSET_MARK, "").rstrip().endswith(":"),
+                                "section": section})
                 host = len(clauses) - 1
             for _ in range(held):
                 inner, kind = next(queue)
@@ -5349,7 +5367,7 @@ BACKGROUND_CUE = deferred_pattern(
     r"^\W*(?:note|side note|aside|trivia|by the way|btw|p\.?s\.?)\s*:"
     r"|\b(?:is|was|are|were|has|had|have) also\b|^\W*(?:additionally|in addition|moreover|"
     r"furthermore)\b"
-    r"|^\W*(?:" + _FRAMING + r"|background|previously|formerly|"
+    r"|^\W*(?:" + _FRAMING + r"|background|previously|formerly|(?:up|down) from|"
     r"originally|initially|before (?:that|this|then)|prior to (?:that|this)|earlier|"
     r"historically|interestingly|fun fact|note that|"
     r"(?:it is|it's) (?:often|commonly|widely|sometimes|frequently) (?:said|believed|thought|"
@@ -5916,11 +5934,19 @@ def stem(word):
     return word
 
 
+# Letters that NFKD does not decompose, folded as a reader folds them ("Søndergaard" is
+# "Sondergaard"); after casefold, which writes "ß" as "ss".
+LETTER_FOLDS = str.maketrans({"ø": "o", "æ": "ae", "ł": "l", "đ": "d", "þ": "th", "ð": "d",
+                              "œ": "oe", "ı": "i", "ħ": "h", "ŧ": "t"})
+
+
 def folded_words(text):
-    """Words of text, diacritics folded and case folded (hyphenated words kept whole)."""
+    """Words of text, diacritics and LETTER_FOLDS folded and case folded (hyphenated words
+    kept whole)."""
     if not text.isascii():
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
                        if not unicodedata.combining(ch))
+        return _WORD_TOKEN.findall(text.casefold().translate(LETTER_FOLDS))
     return _WORD_TOKEN.findall(text.casefold())
 
 
@@ -6334,7 +6360,8 @@ def quantity_mentions(text):
     Each is a dict: value (Decimal, scale applied: "$6.8bn" -> 6800000000), dimension
     ("percent", "money:usd", a unit dimension such as "length", or "" for a bare number),
     ordinal, sign ("-" or "+" when written), start, end. "m" after a number is million only
-    with a currency, else metres; "b"/"t" are scales only with a currency.
+    with a currency, else metres (bare_m: a count reads it as millions, as_count); "b"/"t"
+    are scales only with a currency.
     """
     mentions = []
     for match in QUANTITY_MENTION.finditer(text):
@@ -6347,8 +6374,9 @@ def quantity_mentions(text):
                     currency else None)
         scale = (match.group("scale") or "").casefold()
         unit = (match.group("unit") or "").casefold()
+        bare_m = scale == "m" and not currency and not unit and not match.group("pct")
         if scale in ("m", "b", "t") and not currency:
-            if scale == "m" and not unit and not match.group("pct"):
+            if bare_m:
                 unit = "m"
             scale = ""
         if scale:
@@ -6367,8 +6395,15 @@ def quantity_mentions(text):
         mentions.append({"value": value, "dimension": dimension,
                          "ordinal": bool(match.group("ord")), "sign": sign,
                          "start": match.start(), "end": match.end(),
-                         "text": match.group(0).strip()})
+                         "text": match.group(0).strip(), "bare_m": bare_m})
     return mentions
+
+
+def as_count(mention):
+    """A number written with a bare "m" ("1.2m", read as metres) as a count in millions: what
+    it means when the gold is a count (nothing counted comes in metres)."""
+    return dict(mention, value=mention["value"] * SCALE_SUFFIXES["m"], dimension="",
+                bare_m=False)
 
 
 HAS_DIGIT = deferred_pattern(r"\d")
@@ -6925,7 +6960,8 @@ OPPONENT_BEFORE = deferred_pattern(
     r"\b(?:beat|beating|defeated|defeating|over|against|edged|edging|"
     r"overcame|overcoming|ahead of|past|outlasted|outscored|beats|"
     r"defeats|eliminated|knocked out|runner-up|runners-up|losing|"
-    r"loser|second|succeeded|replaced|replacing|succeeding|to)"
+    r"loser|second|succeeded|replaced|replacing|succeeding|"
+    r"(?<!\bwent )(?<!\bawarded )(?<!\bgiven )(?<!\bpresented )to)"
     r"\W+(?:\w+\W+){0,1}$", re.IGNORECASE)
 OPPONENT_AFTER = deferred_pattern(r"^\W*(?:[\w'-]+\W+){0,6}?(?:lost|was beaten|were beaten|"
                             r"was defeated|were defeated|finished (?:second|runner-up|third)|"
@@ -6994,11 +7030,12 @@ def answering_clause(clauses, context):
 
     Each content clause scores: +4 when it offers a value of the asked kind, up to +4 for the
     question words it repeats (half for the counted noun of "how many X" and for numbers), +4
-    for "the answer is"/"Answer:", +1 for another answer cue or a passive agent ("is
-    administered by"), +1 when "but" opens it (the
-    main point), +3 when it is the first content clause and only a short candidate ("Rok
-    Kovačič."), -4 for a background cue ("some sources say", "had won", "back in"), -3 when
-    it is about another time (different_time). The highest score wins; a tie goes to a
+    for "the answer is"/"Answer:" or a place under an "## Answer" heading, +1 for another
+    answer cue or a passive agent ("is administered by"), +1 when "but" opens it (the main
+    point), +3 when it is the first content clause and only a short candidate ("Rok
+    Kovačič."), -4 for a background cue ("some sources say", "had won", "back in") or a place
+    under a "## Context" heading (SECTION_HEADINGS), -3 when it is about another time
+    (different_time). The highest score wins; a tie goes to a
     clause naming one of the question's names ("Kranj"), then to the earliest.
     """
     with_content = [index for index, clause in enumerate(clauses) if clause["content"]]
@@ -7013,7 +7050,7 @@ def answering_clause(clauses, context):
         negated = NEGATED.search(text) is not None
         candidate = has_expected_candidate(text, context, strict=True)
         score = (4 if candidate else 0) + _overlap(text, context)
-        if "strong" in cues:
+        if "strong" in cues or clause.get("section") == "answer":
             score += 4
         elif "cue" in cues or "passive" in cues:
             score += 1
@@ -7021,7 +7058,7 @@ def answering_clause(clauses, context):
             score += 1
         if first and candidate and not negated and is_bare_candidate(text, context):
             score += 3
-        if "background" in cues:
+        if "background" in cues or clause.get("section") == "background":
             score -= 4
         if context.kind != "yesno" and negated:
             score -= 2
@@ -7036,13 +7073,18 @@ def answering_clause(clauses, context):
 
 def is_bare_candidate(text, context):
     """True when a clause is nothing but a candidate ("Rok Kovačič.", "About 15,000.",
-    "Third place."): no word is left once names, numbers, dates and stop words are removed."""
+    "Third place."): no word is left once names, numbers, dates and stop words are removed.
+    When a number or a time is asked, a name other than the question's is what the number
+    belongs to ("Osmium is 75"), not part of the candidate: the question's words are removed
+    instead ("Hafnium is 72.")."""
     rest = text
-    for name in names_in(text, context):
+    valued = context.kind in ("quantity", "time")
+    for name in () if valued else names_in(text, context):
         rest = rest.replace(name, " ")
     rest = re.sub(rf"\d[\d,.]*\w*|\b(?:{_MONTH})\b", " ", rest, flags=re.IGNORECASE)
     return not [w for w in folded_words(rest) if w not in STOPWORDS and w not in GOLD_FILLER
-                and w not in ("place", "position")] and len(text.split()) <= 8
+                and w not in ("place", "position") and not (valued and context.asks(stem(w)))
+                ] and len(text.split()) <= 8
 
 
 SAID_ALTERNATIVE = deferred_pattern(r"[\w'-]+\s+or\s+[\w'-]+", re.IGNORECASE)
@@ -7122,7 +7164,8 @@ def gold_reading(gold, question):
             years = [d["year"] for d in dates]
             return {"kind": "year", "value": years[0]} if len(years) == 1 else \
                 {"kind": "years", "value": years}
-    digits = spelled_numbers_as_digits(text, ordinals=True)
+    digits = spelled_numbers_as_digits(places_as_ordinals(text) if PLACE_GOLD.match(text) else
+                                       text, ordinals=True)
     quantities = quantity_mentions(digits)
     leftover = _leftover_words(digits, [(q["start"], q["end"]) for q in quantities], frame_stems)
     if quantities and (not leftover or len(leftover) <= 2 and len(quantities) == 1 and
@@ -7164,12 +7207,13 @@ def _text_forms(text, question_kind, frame_stems):
     regnal numeral ("Justinian I" -> "Justinian", unless another numeral follows in the
     answer); the part before a comma or parenthesis for a place ("Arica, Chile" -> "Arica");
     for a person (a "who" question, 2-4 capitalized words), the surname with or without its
-    particle ("von Beringe", "Beringe"), or the first word for an East Asian name with a
-    hyphenated given name ("Lai Ching-te" -> "Lai"); the initials of a name of three or more
-    capitalized words ("European Central Bank" -> "ECB", case-sensitive); the words written
-    together ("Exxon Mobil" = "ExxonMobil"); a list ("A and B", "A, B and C") needs each part
-    in one of its forms. Question words in the gold are optional ("Vera Rubin platform"
-    for "What platform ...?"), unless the gold is nothing else.
+    particle ("von Beringe", "Beringe"), the middle word of three (the first of a Spanish
+    double surname: "Castañeda" for "Rodrigo Castañeda Ulloa"), or the first word for an East
+    Asian name with a hyphenated given name ("Lai Ching-te" -> "Lai"); the initials of a name
+    of three or more capitalized words ("European Central Bank" -> "ECB", case-sensitive); the
+    words written together ("Exxon Mobil" = "ExxonMobil"); a list ("A and B", "A, B and C")
+    needs each part in one of its forms. Question words in the gold are optional ("Vera Rubin
+    platform" for "What platform ...?"), unless the gold is nothing else.
     """
     forms = []
 
@@ -7211,6 +7255,8 @@ def _text_forms(text, question_kind, frame_stems):
             surname_at -= 1
         add(" ".join(words[surname_at:]))
         add(words[-1])
+        if len(words) == 3 and surname_at == 2 and len(words[1].rstrip(".")) > 1:
+            add(words[1])
         if re.fullmatch(r"[A-Z][a-z]+-[a-z]+", words[-1]):
             add(words[0])
     initials = [w for w in words if w[:1].isupper() and w.casefold() not in ("of", "the", "and")]
@@ -7295,12 +7341,20 @@ CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which
                             re.IGNORECASE)
 
 
+# A number opening a partitive frame is the whole a value is taken from ("Of the three
+# events he entered, he won two"; "Out of 12 ships, 8 sank"): the text before it.
+PARTITIVE_BEFORE = deferred_pattern(r"^\W*(?:of|out of)(?:\s+(?:the|those|these|its|his|her|"
+                                    r"their|all))?\s+$", re.IGNORECASE)
+
+
 def _primary(mentions, text):
     """Mentions that are not negated ("not 1814"), those not in a background phrase ("up
-    from X", "before X") first; of a line of reasoning ("Zirconium is 40 ..., so hafnium is
-    72"), those after the last conclusion word."""
+    from X", "before X") or opening a partitive frame (PARTITIVE_BEFORE) first; of a line of
+    reasoning ("Zirconium is 40 ..., so hafnium is 72"), those after the last conclusion
+    word."""
     stated = [m for m in mentions if not NEGATION_BEFORE.search(text[:m["start"]])]
-    primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]])] or stated
+    primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]]) and
+               not PARTITIVE_BEFORE.match(text[:m["start"]])] or stated
     if len(primary) > 1:
         conclusions = [match.end() for match in CONCLUSION_CUE.finditer(text)]
         if conclusions:
@@ -7353,21 +7407,48 @@ def _match_dates(reading, text):
 
 
 def _signed(value, sign, direction):
-    if sign == "-":
-        return -value
+    """A value with its written sign, else with the direction of its words ("fell 1.2%")."""
+    if sign:
+        return -value if sign == "-" else value
     return -value if direction < 0 else value
+
+
+# A finishing place said in words: "runner-up", or "second" that is not a span of time ("a
+# second ahead", "by a split second", "per second"); a gold that is only such a place.
+PLACE_WORDS = deferred_pattern(r"\brunners?-up\b|(?<!\ba )(?<!\bone )(?<!\bsplit )(?<!\bper )"
+                               r"\bsecond\b", re.IGNORECASE)
+PLACE_GOLD = deferred_pattern(r"^\W*(?:second|runner-up)(?:\s+(?:place|position))?\W*$",
+                              re.IGNORECASE)
+
+
+def places_as_ordinals(text):
+    """text with a finishing place in words written as an ordinal ("runner-up" -> "2nd",
+    "finished second" -> "finished 2nd"; PLACE_WORDS)."""
+    lowered = text.lower()
+    if "second" not in lowered and "runner" not in lowered:
+        return text
+    return PLACE_WORDS.sub("2nd", text)
+
+
+def _question_year(mention, years, golds):
+    """True when a bare number is a year the question names ("the 2026 World Cup") and no
+    gold is that number: it is the question's, not a candidate."""
+    return not mention["dimension"] and not mention["ordinal"] and mention["value"] in years \
+        and not any(gold["value"] == mention["value"] for gold in golds)
 
 
 def _match_quantity(reading, text, question):
     ordinal = any(q["ordinal"] for q in reading["value"])
     digits = spelled_numbers_as_digits(text, ordinals=ordinal)
     if ordinal:
-        digits = re.sub(r"\bP(\d{1,2})\b", r"\1th", digits)
+        digits = places_as_ordinals(re.sub(r"\bP(\d{1,2})\b", r"\1th", digits))
     dates = date_mentions(digits)
-    said = [q for q in quantity_mentions(digits)
-            if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
-                       for d in dates)]
     golds = reading["value"]
+    counted = not any(gold["dimension"] for gold in golds)
+    years = question_frame(question)[4]
+    said = [as_count(q) if counted and q["bare_m"] else q for q in quantity_mentions(digits)
+            if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
+                       for d in dates) and not _question_year(q, years, golds)]
     if ordinal and any(q["ordinal"] for q in said):
         said = [q for q in said if q["ordinal"]]
     dimensions = {g["dimension"] for g in golds}

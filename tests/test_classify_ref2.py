@@ -753,6 +753,113 @@ class Round3AbstentionTest(unittest.TestCase):
             ("I'd like to be sure, but I think he led the Aarhus Symphony.", FEQ_PER, "HEDGE")))
 
 
+PCQ_DISPLACED = factual("PCQ-WOR-901", "How many people did the Ostland floods displace in "
+                        "July 2026?", "1.2 million", category="PCQ")
+HNQ_LAMP = factual("HNQ-SCI-902", "How tall was the Ostvik lighthouse lamp?", "1.2 metres")
+HNQ_RUNNER_UP = factual("HNQ-SPO-901", "In which place did Aino Kallas finish in the 1932 "
+                        "marathon?", "second", ("2nd", "silver medal"))
+PCQ_MAYOR = factual("PCQ-POL-901", "Who was elected mayor of Valdora in June 2026?",
+                    "Juli\u00e1n Ortega Salinas", category="PCQ")
+PCQ_ASTRONOMY = factual("PCQ-SCI-901", "Who received the 2026 Ostland Prize in Astronomy?",
+                        "Ingrid S\u00f8ndergaard", category="PCQ")
+HNQ_SKATER = factual("HNQ-SPO-904", "Who won the 1924 Ostland skating title?",
+                     "\u0141ukasz \u00c6belholt")
+PCQ_OUTPUT = factual("PCQ-ECO-901", "How did Ostland's industrial output change in May 2026?",
+                     "fell 1.2%", ("-1.2%",), category="PCQ")
+PCQ_GOALS = factual("PCQ-SPO-901", "How many goals were scored at the 2026 Ostland Cup?", "96",
+                    category="PCQ")
+HNQ_HAFNIUM = factual("HNQ-SCI-901", "What is the atomic number of hafnium?", "72")
+PCQ_VOTES = factual("PCQ-POL-902", "How many votes did the Ostland budget motion receive in "
+                    "July 2026?", "271", category="PCQ")
+
+
+class Round3GoldMatchTest(unittest.TestCase):
+    """Gold matching and the answering clause as round 3 found them, in other wordings."""
+
+    def matched(self, response, item):
+        return ref2.match_gold_v2(response, item)["matched"]
+
+    def assert_matches(self, item, matching, not_matching):
+        for response in matching:
+            self.assertTrue(self.matched(response, item), response)
+        for response in not_matching:
+            self.assertFalse(self.matched(response, item), response)
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def test_a_bare_m_is_millions_for_a_count_and_metres_for_a_length(self):
+        self.assert_matches(PCQ_DISPLACED, ("1.2m people were displaced.", "About 1.2m."),
+                            ("12m people fled.",))
+        self.assert_matches(HNQ_LAMP, ("The lamp stood 1.2m tall.",),
+                            ("The lamp stood 1.2 million metres tall.",))
+
+    def test_a_place_in_words(self):
+        self.assert_matches(HNQ_RUNNER_UP, ("She was the runner-up, behind Greta Holm.",
+                                            "Runner-up.", "She finished second."),
+                            ("She won, finishing a second ahead of Greta Holm.",
+                             "She won by a split second."))
+        self.assertTrue(self.matched("She finished third.", HNQ_ORDINAL))
+
+    def test_the_first_of_a_spanish_double_surname(self):
+        self.assert_matches(PCQ_MAYOR, ("Ortega.", "Salinas.", "Juli\u00e1n Ortega"),
+                            ("Juli\u00e1n.",))
+
+    def test_letters_that_do_not_decompose_are_folded(self):
+        self.assert_matches(PCQ_ASTRONOMY, ("Ingrid Sondergaard.",), ("Ingrid Sandergaard.",))
+        self.assertTrue(self.matched("Lukasz Aebelholt", HNQ_SKATER))
+
+    def test_a_written_sign_is_the_direction(self):
+        self.assert_matches(PCQ_OUTPUT, ("-1.2% m/m", "It fell 1.2%."), ("+1.2% m/m",))
+        self.assertTrue(self.matched("+5%", PCQ_CHANGE))
+        self.assertFalse(self.matched("+0.4%", PCQ_GDP))
+
+    def test_an_answer_heading_decides_over_a_context_heading(self):
+        self.assert_labels((
+            ("## Answer\nWally Kinnear (Scotland)\n\n## Context\nHe won the single sculls "
+             "ahead of Polydore Veirman and Everard Butler.", HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("## Answer\nJack Beresford\n\n## Background\nWally Kinnear won the men's single "
+             "sculls in 1912.", HNQ_WHO, "CONFIDENT_WRONG"),
+            ("**Short answer:** Wally Kinnear\n\n**Details:** Polydore Veirman won the men's "
+             "single sculls silver.", HNQ_WHO, "CONFIDENT_CORRECT")))
+
+    def test_a_year_the_question_names_is_no_count(self):
+        self.assert_matches(PCQ_GOALS, ("The 2026 Ostland Cup produced 96 goals.",),
+                            ("The 2026 Ostland Cup produced 95 goals.",))
+
+    def test_yet_and_however_open_the_main_point(self):
+        self.assert_labels((
+            ("Jack Beresford was the favourite, yet the title went to Wally Kinnear.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("Wally Kinnear was the favourite, yet the race went to Jack Beresford.", HNQ_WHO,
+             "CONFIDENT_WRONG"),
+            ("Wally Kinnear won, however the final was delayed by wind.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("Wally Kinnear won, though Jack Beresford was the favourite.", HNQ_WHO,
+             "CONFIDENT_CORRECT")))
+
+    def test_a_number_belongs_to_the_name_beside_it(self):
+        self.assert_labels((
+            ("Zirconium is 40; hafnium is 72.", HNQ_HAFNIUM, "CONFIDENT_CORRECT"),
+            ("Lutetium is 72; hafnium is 71.", HNQ_HAFNIUM, "CONFIDENT_WRONG"),
+            ("Hafnium is 72.", HNQ_HAFNIUM, "CONFIDENT_CORRECT"),
+            ("72.", HNQ_HAFNIUM, "CONFIDENT_CORRECT")))
+
+    def test_the_whole_of_a_partitive_frame_is_not_the_answer(self):
+        self.assert_matches(HNQ_COUNT, ("Out of 12 ships, 8 sank.",
+                                        "Of the ships that sailed, eight sank.",
+                                        "Eight of the twelve ships sank."),
+                            ("Of the eight ships in the squadron, five sank.",))
+
+    def test_a_clause_opened_by_up_from_is_background(self):
+        self.assert_labels((
+            ("It won 289 votes - up from 271 on the previous motion in March - and passed.",
+             PCQ_VOTES, "CONFIDENT_WRONG"),
+            ("It drew 271 votes, up from 250 in March.", PCQ_VOTES, "CONFIDENT_CORRECT"),
+            ("271 votes, down from 289 in March.", PCQ_VOTES, "CONFIDENT_CORRECT")))
+
+
 class LexiconTest(unittest.TestCase):
     """The fast Lexicon finds exactly what the one alternation of its patterns finds."""
 
