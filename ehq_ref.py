@@ -4683,6 +4683,51 @@ def markdown_lines(text):
     return lines
 
 
+# An answer that is one JSON object, bare or in a code fence, is read as its fields
+# (fields_as_text); a field named in QUALIFIER_KEYS qualifies the answer instead of giving one.
+JSON_ANSWER = deferred_pattern(r"^\s*(?:```(?:json)?\s*)?(\{.*\})\s*(?:```)?\s*$", re.DOTALL)
+QUALIFIER_KEYS = frozenset(("confidence", "certainty", "confidence_level", "certainty_level"))
+
+
+def fields_as_text(answer):
+    """A JSON object answer as lines of text, one per field: a string is a clause, a number
+    or true/false is "key: value", null gives nothing (no content); lists and nested objects
+    are read the same way. A qualifier field (QUALIFIER_KEYS) in words is an aside of the
+    line before it ("1200 (confidence: low)"); as a number it is a stated confidence, not
+    content, and is left out. Any other answer, or JSON that does not parse, is returned as
+    it is."""
+    match = JSON_ANSWER.match(answer) if "{" in answer else None
+    if match is None:
+        return answer
+    try:
+        fields = loads_strict(match.group(1))
+    except InputError:
+        return answer
+    lines = []
+
+    def read(key, value):
+        if isinstance(value, dict):
+            for inner, item in value.items():
+                read(inner, item)
+        elif isinstance(value, list):
+            for item in value:
+                read(key, item)
+        elif str(key).casefold() in QUALIFIER_KEYS:
+            if isinstance(value, str) and lines:
+                lines[-1] += f" ({key}: {value})"
+            elif isinstance(value, str):
+                lines.append(f"{key}: {value}")
+        elif isinstance(value, str):
+            lines.append(value)
+        elif isinstance(value, bool):
+            lines.append(f"{key}: {'yes' if value else 'no'}")
+        elif value is not None:
+            lines.append(f"{key}: {value}")
+
+    read("answer", fields)
+    return "\n".join(lines)
+
+
 # --- ehq_ref-2: Segmentation -----------------------------------------------------------
 
 INSET = deferred_pattern(r'"(?P<quote>[^"\n]+)"(?P<qstop>[.!?]?)'
@@ -4879,6 +4924,100 @@ _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:th
           r"name|of (?:that|this|the) name|under (?:that|this|the) name|attributed to|"
           r"had (?:that|this|the) name|bore (?:that|this|the) name)")
 
+# The commonest abstention and hedge forms of other languages: a small declared marker table
+# (not a translation). Per language: its commonest function words (a clause holding one is
+# read in that language: it writes thousands with a dot, "82.500") and the patterns of the
+# roles it has forms for ("I don't know", "I have no information", "the document does not
+# state", "I'm not sure", "I think"); CLAUSE_ROLES takes them in after its own.
+OTHER_LANGUAGES = (
+    ("de", "und nicht ist sind wurde wurden zum zur für auf bei nach über ich eine einen dem "
+           "sich etwa rund kamen waren", {
+        "document_silence": (
+            r"\b(?:das |der |die )?(?:dokument|text|bericht|artikel|mitteilung|quelle)\w* "
+            r"(?:nennt|erwähnt|gibt|sagt|enthält|zeigt|beziffert|verrät)\b(?: [\w-]+){0,6}? "
+            r"(?:nicht|keine?n?)\b",
+            r"\b(?:nicht|nirgends) (?:angegeben|genannt|erwähnt|enthalten|beziffert)\b",
+            r"\b(?:geschwärzt|unkenntlich gemacht|zensiert)\b"),
+        "knowledge_limit": (
+            r"\bich wei(?:ß|ss) (?:es |das )?nicht\b",
+            r"\bich habe keine (?:informationen|angaben|daten|ahnung|kenntnis)\b",
+            r"\bkeine ahnung\b", r"\bich kann (?:es |das )?nicht (?:sagen|beantworten)\b",
+            r"\bmir (?:liegen|sind) keine (?:informationen|angaben|daten)\b"),
+        "doubt": (r"\b(?:ich bin )?(?:mir )?nicht (?:ganz |völlig )?sicher\b",),
+        "uncertainty": (r"\bich (?:glaube|denke|vermute|schätze)\b",
+                        r"\b(?:vielleicht|wahrscheinlich|vermutlich|möglicherweise)\b"),
+    }),
+    ("fr", "sont je nous pas dans pour une avec mais était ont qui cette environ été", {
+        "document_silence": (
+            r"\bne (?:précise|mentionne|donne|indique|dit|fournit|révèle|contient) pas\b",
+            r"\b(?:n'est|ne sont) pas (?:précisée?s?|mentionnée?s?|indiquée?s?|donnée?s?)",
+            r"\b(?:caviardée?s?|masquée?s?|censurée?s?|expurgée?s?)\b"),
+        "knowledge_limit": (
+            r"\bje ne (?:le )?sais pas\b",
+            r"\bje n'ai (?:aucune |pas d')(?:information|idée|donnée|renseignement)s?\b",
+            r"\baucune idée\b", r"\bje ne (?:peux|saurais) pas (?:le )?(?:dire|répondre)\b"),
+        "doubt": (r"\b(?:je ne suis )?pas (?:tout à fait |très |vraiment )?(?:sûre?|"
+                  r"certaine?)\b",),
+        "uncertainty": (r"\bje (?:crois|pense|suppose)\b", r"\b(?:peut-être|probablement)\b",
+                        r"\bil me semble\b"),
+    }),
+    ("es", "que una para pero fue está tiene muy unos hubo alrededor aproximadamente", {
+        "document_silence": (
+            r"\bno (?:menciona|indica|especifica|proporciona|incluye|revela|precisa)\b",
+            r"\bno se (?:menciona|indica|especifica|dice|precisa)\b",
+            r"\b(?:documento|texto|informe|artículo|comunicado) no (?:dice|da)\b",
+            r"\b(?:censurad|ocultad|tachad|omitid)[oa]s?\b"),
+        "knowledge_limit": (
+            r"\bno lo sé\b", r"\bno sé\b",
+            r"\bno tengo (?:ninguna |suficiente )?(?:información|informacion|datos|idea|"
+            r"constancia|registros?)\b",
+            r"\bni idea\b", r"\bno puedo (?:decir|responder|saber)(?:lo)?\b"),
+        "doubt": (r"\bno estoy (?:del todo |muy )?(?:segur|ciert)[oa]\b",),
+        "uncertainty": (r"\b(?:creo|pienso|supongo)\b", r"\b(?:quizás?|probablemente|"
+                        r"posiblemente|tal vez)\b", r"\bme parece\b"),
+    }),
+    ("it", "che sono della gli è non una erano furono alla nel", {
+        "document_silence": (
+            r"\bnon (?:menziona|indica|specifica|riporta|fornisce|precisa)\b",
+            r"\bnon (?:è|viene) (?:indicat|specificat|menzionat|riportat)[oaie]\b",
+            r"\b(?:oscurat|omess|censurat)[oaie]\b"),
+        "knowledge_limit": (
+            r"\bnon (?:lo )?so\b",
+            r"\bnon ho (?:alcuna |nessuna )?(?:informazioni|informazione|dati|idea)\b",
+            r"\bnon posso (?:dire|rispondere)\b"),
+        "doubt": (r"\bnon sono (?:del tutto |molto )?(?:sicur|cert)[oa]\b",),
+        "uncertainty": (r"\b(?:credo|penso|suppongo)\b", r"\b(?:forse|probabilmente)\b",
+                        r"\bmi sembra\b"),
+    }),
+    ("pt", "não são uma foi está cerca eram estiveram pelo", {
+        "document_silence": (
+            r"\bnão (?:menciona|indica|diz|especifica|informa|fornece|revela)\b",
+            r"\bnão (?:é|foi) (?:indicad|especificad|mencionad|informad)[oa]\b",
+            r"\b(?:ocultad|omitid|censurad|tarjad)[oa]s?\b"),
+        "knowledge_limit": (
+            r"\bnão sei\b",
+            r"\bnão tenho (?:nenhuma )?(?:informações|informação|dados|ideia)\b",
+            r"\bnão posso (?:dizer|responder)\b"),
+        "doubt": (r"\bnão tenho certeza\b", r"\bnão estou (?:segur|cert)[oa]\b"),
+        "uncertainty": (r"\b(?:acho|creio|suponho)\b", r"\b(?:talvez|provavelmente|"
+                        r"possivelmente)\b"),
+    }),
+)
+OTHER_LANGUAGE_WORDS = frozenset(word for _, words, _ in OTHER_LANGUAGES for word in words.split())
+OTHER_LANGUAGE_WORD = deferred_pattern(r"(?<![\w'-])(?:" + "|".join(sorted(
+    OTHER_LANGUAGE_WORDS, key=len, reverse=True)) + r")(?![\w'-])", re.IGNORECASE)
+
+
+def in_other_language(text):
+    """True when text holds a function word of OTHER_LANGUAGES (it is not English)."""
+    return OTHER_LANGUAGE_WORD.search(text) is not None
+
+
+def other_language_markers(role):
+    """The patterns of one role in every language of OTHER_LANGUAGES, in the table's order."""
+    return tuple(pattern for _, _, roles in OTHER_LANGUAGES for pattern in roles.get(role, ()))
+
+
 # Roles in priority order: when a clause holds markers of several roles, the first wins.
 # Forward roles (premise_rejection, document_silence, refusal, knowledge_limit) decline to
 # answer: they drop the complement of their marker ("I don't know [who won]"). doubt qualifies
@@ -4989,7 +5128,7 @@ CLAUSE_ROLES = (
         r"^\W*not (?:the|its|their|his|her|any|an?|how|what|which|who|when|where|whether)\b",
         r"\b(?:gives|states|provides|offers|mentions|lists|names|shows|contains|includes|"
         r"specifies|has) no\b",
-    )),
+    ) + other_language_markers("document_silence")),
     ("refusal", (
         r"\bsorry,? (?:but )?i (?:can't|cannot|cant|can not|am unable to|'m unable to|won't|"
         r"will not|am not able to|'m not able to) (?:help|assist|answer|provide|do)\b",
@@ -5108,7 +5247,7 @@ CLAUSE_ROLES = (
         r"\bnothing (?:comes|came|turns|turned) up\b",
         r"\b(?:i )?(?:can(?:not|'t)|could(?:n't| not)) (?:find|locate|identify)\b",
         r"\bi(?:'m| am) (?:afraid|sorry)(?:,)? (?:i|but i) (?:don't|do not|can't|cannot)\b",
-    )),
+    ) + other_language_markers("knowledge_limit")),
     ("impersonal_limit", (
         r"\b(?:is|are|was|were|remains?|remained) (?:currently |still |publicly |largely )?"
         r"(?:unknown|not known|not (?:publicly )?(?:documented|recorded|available)|"
@@ -5140,7 +5279,7 @@ CLAUSE_ROLES = (
         r"\bnot (?:yet |been |officially |independently |fully |publicly )*(?:confirmed|verified)"
         r"\b",
         r"\b(?:unconfirmed|unverified|uncorroborated)\b",
-    )),
+    ) + other_language_markers("doubt")),
     ("uncertainty", (
         r"\bi(?:'m| am) (?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|"
         r"almost|nearly) (?:sure|certain|confident|positive)\b",
@@ -5225,7 +5364,7 @@ CLAUSE_ROLES = (
         r"\b(?:^|\()\W*(?:an? )?(?:rough |best |my )?estimate[ds]?\W*(?:$|;|\))",
         r"\b(?:rough|ballpark) (?:estimate|figure)\b", r"\bpoints? towards?\b",
         r"\bi(?:'m| am) guessing\b", r"\bit has that feel\b", r"\bjudging by\b",
-    )),
+    ) + other_language_markers("uncertainty")),
     ("meta", (
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
@@ -6329,7 +6468,8 @@ QUANTITY_MENTION = deferred_pattern(
     rf"(?P<cur>(?<![\w])(?:{_CURRENCY_SYMBOL})\s?)?"
     r"(?P<sign>(?<![\w.,])[-+])?"
     r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:'\d{3})+(?:\.\d+)?"
-    r"|\d{1,3}(?: \d{3})+(?!\d|[.,]\d|-\w)(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?|\.\d+)"
+    r"|\d{1,3}(?: \d{3})+(?!\d|[.,]\d|-\w)(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d{1,3}(?:\.\d{3}){2,}"
+    r"|\d+(?:\.\d+)?|\.\d+)"
     r"(?P<ord>st|nd|rd|th)?(?![\d])"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|lakh|crore|bn|mn|mln|tn|k|m|b|t)\b)?"
     r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b|pct\b|percentage points?\b|pp\b|bps?\b|"
@@ -6337,15 +6477,19 @@ QUANTITY_MENTION = deferred_pattern(
     rf"(?:\s?(?P<curw>{_CURRENCY_WORD})\b)?"
     rf"(?:\s?(?P<unit>{_UNIT})(?![\w]))?",
     re.IGNORECASE)
+DOT_THOUSANDS = deferred_pattern(r"\d{1,3}(?:\.\d{3})+")
 NEGATIVE_WORD = deferred_pattern(r"\b(?:minus|negative)\s*$", re.IGNORECASE)
 SCORE_MENTION = deferred_pattern(r"(?<![\w.,-])(\d{1,3})\s*(?:-|\u2013|:|to)\s*(\d{1,3})"
                            r"(?![\w]|[.,]\d|-\d)")
 
 
-def decimal_value(digits):
+def decimal_value(digits, dot_thousands=False):
     """Decimal of a digit string with any thousands separator ("15,000", "15 000", "15'000")
-    or a decimal comma ("4,6"); None when it is not a number."""
+    or a decimal comma ("4,6"); None when it is not a number. dot_thousands: the text is in a
+    language that writes thousands with a dot ("82.500" is 82500, "1.234.567" 1234567)."""
     digits = digits.replace(" ", "").replace("'", "")
+    if dot_thousands and DOT_THOUSANDS.fullmatch(digits):
+        digits = digits.replace(".", "")
     if re.fullmatch(r"\d+,\d{1,2}", digits):
         digits = digits.replace(",", ".")
     try:
@@ -6354,8 +6498,9 @@ def decimal_value(digits):
         return None
 
 
-def quantity_mentions(text):
-    """Numbers in text with what they measure, in order of appearance.
+def quantity_mentions(text, dot_thousands=False):
+    """Numbers in text with what they measure, in order of appearance (dot_thousands: see
+    decimal_value).
 
     Each is a dict: value (Decimal, scale applied: "$6.8bn" -> 6800000000), dimension
     ("percent", "money:usd", a unit dimension such as "length", or "" for a bare number),
@@ -6365,7 +6510,7 @@ def quantity_mentions(text):
     """
     mentions = []
     for match in QUANTITY_MENTION.finditer(text):
-        value = decimal_value(match.group("num"))
+        value = decimal_value(match.group("num"), dot_thousands)
         if value is None:
             continue
         currency = match.group("cur") or match.group("curw")
@@ -6798,7 +6943,8 @@ def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
     time: a date, a month, a year (not one the question names), a decade or a century;
-    quantity: a number (not one the question names, not a date or a year) or number words;
+    quantity: a number (not one the question names, not a date or a year unless it stands
+    next to the counted noun: counts_the_unit) or number words;
     person, place and name: a capitalized name or quoted title that is not the question's
     (names_in); yesno: yes, no or a negation; entity: a name, number or quoted title, or
     (not strict) any word the question did not use.
@@ -6819,9 +6965,11 @@ def has_expected_candidate(text, context, strict=False):
             dated = [(d["start"], d["end"]) for d in date_mentions(digits)]
             for match in NUMBER_TOKEN.finditer(digits):
                 number = match.group(0).strip(".,")
-                if any(start <= match.start() < end for start, end in dated):
+                if context.asks(stem(number)):
                     continue
-                if context.asks(stem(number)) or YEAR_TOKEN.fullmatch(number):
+                if (YEAR_TOKEN.fullmatch(number) or any(
+                        start <= match.start() < end for start, end in dated)) and \
+                        not counts_the_unit(digits, match, context):
                     continue
                 return True
         return COUNT_WORD.search(text) is not None
@@ -6832,6 +6980,16 @@ def has_expected_candidate(text, context, strict=False):
     if names_in(text, context) or DIGIT.search(text):
         return True
     return not strict and has_content_words(text, context)
+
+
+def counts_the_unit(text, match, context):
+    """True when a number (a match in text) stands next to the counted noun of "how many X"
+    ("1200 participants", "participants: 1200"): a count, even when it looks like a year."""
+    if context.unit is None:
+        return False
+    beside = NAME_WORD.findall(text[:match.start()])[-1:] + \
+        NAME_WORD.findall(text[match.end():])[:1]
+    return any(stem(word) == context.unit for word in beside)
 
 
 def different_time(clause, context):
@@ -6881,9 +7039,28 @@ def is_guess(clause, previous, context):
     return has_expected_candidate(clause, context, strict=strict)
 
 
+ANSWER_LABEL = deferred_pattern(r"^\W*(?:(?:short|final|the) )?answer\s*:\s*", re.IGNORECASE)
+SHORT_CANDIDATE_WORDS = 6
+
+
+def cued_as_answer(text, context):
+    """True when a clause puts itself forward as the answer: by a cue of its own ("so it's",
+    "the answer is": V2_ANSWER_CUE), or by an "Answer:" label before a short candidate (at
+    most SHORT_CANDIDATE_WORDS words: "Answer: DKK 4.50"). A label before a sentence is the
+    reply's template (a small model's "Question: ... Answer: ..."), not a cue: the sentence
+    is read on its own."""
+    label = ANSWER_LABEL.match(text)
+    if label is None:
+        return V2_ANSWER_CUE.search(text) is not None
+    rest = text[label.end():]
+    return V2_ANSWER_CUE.search(rest) is not None or len(rest.split()) <= \
+        SHORT_CANDIDATE_WORDS and has_expected_candidate(rest, context, strict=True)
+
+
 def read_answer(answer, item):
     """Every clause of an answer with its role and content flag, after the rules that look
-    across clauses. Returns (clauses, facts), facts being reason codes found on the way.
+    across clauses. Returns (clauses, facts), facts being reason codes found on the way. A
+    JSON object answer is read as its fields (fields_as_text).
 
     - An aside or quote without markers inside a forward clause belongs to that abstention
       ("As of my cutoff (April 2024), I don't know").
@@ -6893,10 +7070,11 @@ def read_answer(answer, item):
       rejection), only a guess (is_guess) is content; other clauses are context, advice or
       speculation ("I have no record of X. If X is real, it may be a small local firm.").
     - CCQ: a clause that repeats the document around the gap is context, not an answer,
-      once the answer says the document is silent.
+      once the answer says the document is silent, unless it is cued as the answer
+      (cued_as_answer).
     """
     context = answer_context(item)
-    segments = answer_clauses(prepared_text(answer))
+    segments = answer_clauses(prepared_text(fields_as_text(answer)))
     clauses = [read_clause(clause, context, scanned)
                for clause, scanned in zip(segments, piece_markers(segments, context.category))]
     facts = set()
@@ -6926,7 +7104,7 @@ def read_answer(answer, item):
         if clause["content"]:
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and not clause["hedged"] and \
-                    not V2_ANSWER_CUE.search(clause["text"]) and not content_words(
+                    not cued_as_answer(clause["text"], context) and not content_words(
                         clause["answer_text"], context, context.document | REPORTING_STEMS):
                 guess = False
             if guess:
@@ -7446,7 +7624,8 @@ def _match_quantity(reading, text, question):
     golds = reading["value"]
     counted = not any(gold["dimension"] for gold in golds)
     years = question_frame(question)[4]
-    said = [as_count(q) if counted and q["bare_m"] else q for q in quantity_mentions(digits)
+    said = [as_count(q) if counted and q["bare_m"] else q
+            for q in quantity_mentions(digits, dot_thousands=in_other_language(text))
             if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
                        for d in dates) and not _question_year(q, years, golds)]
     if ordinal and any(q["ordinal"] for q in said):

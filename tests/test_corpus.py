@@ -132,6 +132,9 @@ class CorpusTest(unittest.TestCase):
         round2 = [label["label"] == entry["label"] for (entry, _), label in zip(self.answers, got)
                   if entry["id"].startswith("HO-")]
         self.assertEqual((sum(round2), len(round2)), (463, 476))  # 442 when first read blind
+        round3 = [label["label"] == entry["label"] for (entry, _), label in zip(self.answers, got)
+                  if entry["id"].startswith("H3")]
+        self.assertEqual((sum(round3), len(round3)), (559, 559))  # 514 when first read blind
 
     def test_ehq_ref_2_reads_confidences_as_a_person_does(self):
         got = self.values["ehq_ref-2"]
