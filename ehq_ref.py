@@ -4986,7 +4986,8 @@ OTHER_LANGUAGES = (
             r"\bnon ho (?:alcuna |nessuna )?(?:informazioni|informazione|dati|idea)\b",
             r"\bnon posso (?:dire|rispondere)\b"),
         "doubt": (r"\bnon sono (?:del tutto |molto )?(?:sicur|cert)[oa]\b",),
-        "uncertainty": (r"\b(?:credo|penso|suppongo)\b", r"\b(?:forse|probabilmente)\b",
+        "uncertainty": (r"\bcredo (?:che|sia|di)\b", r"^\W*credo[^\w\n]*$",
+                        r"\b(?:penso|suppongo)\b", r"\b(?:forse|probabilmente)\b",
                         r"\bmi sembra\b"),
     }),
     ("pt", "não são uma foi está cerca eram estiveram pelo", {
@@ -5352,7 +5353,8 @@ CLAUSE_ROLES = (
         r"\bnot (?:100%|100 percent|one hundred percent)\b",
         r"\b(?:low|moderate|limited|some|medium) (?:confidence|certainty)\b",
         r"\b" + _STATED_CONFIDENCE + r"(?: is| was)? " + _LOW_CONFIDENCE + r"\b",
-        r"\ba (?:\w+ )?coin[- ]?(?:flip|toss)\b|\b(?:toss-up|fifty-fifty)\b",
+        r"^\W*(?:(?:it's|it is|that's|this is|honestly|roughly|basically|pretty much|really)"
+        r"[^\w\n]+)*(?:an? )?(?:\w+ )?(?:coin[- ]?(?:flip|toss)|toss-up|fifty-fifty)\b",
         r"\b(?:or so|or thereabouts|give or take)\b",
         r"\bsomething like\b", r"\bsome(?:where|time) (?:around|in|between|near)\b",
         r"\bmy (?:information|knowledge|data|memory) (?:may|might|could) be (?:outdated|"
@@ -6902,8 +6904,8 @@ def names_in(text, context):
     """Capitalized names (and quoted titles) in text that are not the question's words,
     month or day names, stop words or a lone demonym ("Chilean").
 
-    A name word is the question's only when its stem is ("Ljubljanica" is not "Ljubljana");
-    names of the question's words alone count when they form a new name of the asked kind
+    A name word is the question's only when its stem is (is_question_name); names of the
+    question's words alone count when they form a new name of the asked kind
     (names_asked_kind)."""
     names = []
     for match in _NAME_SEQUENCE.finditer(text):
@@ -6912,7 +6914,7 @@ def names_in(text, context):
             continue
         words = [w for w in NAME_WORD.findall(phrase) if w[:1].isupper()]
         fresh = [w for w in words if w.casefold() not in NOT_NAMES and
-                 w.casefold() not in STOPWORDS and name_stem(w) not in context.stems]
+                 w.casefold() not in STOPWORDS and not is_question_name(w, context)]
         if not fresh and not names_asked_kind(words, context) or len(words) == 1 and \
                 DEMONYM.match(words[0]) and words[0].casefold() not in NON_DEMONYMS:
             continue
@@ -6927,6 +6929,16 @@ def name_stem(word):
     """The stem of one name word, diacritics folded ("Abarzúa" -> "abarzua")."""
     folded = folded_words(word) if not word.isascii() else (word,)
     return stem(folded[0]) if folded else stem(word)
+
+
+def is_question_name(word, context):
+    """True when a capitalized word is the question's: its stem is a question stem (not
+    merely its first letters: "Ljubljanica" is not "Ljubljana"), or every capitalized part
+    of a hyphenated word is ("Quistberg-led")."""
+    if name_stem(word) in context.stems:
+        return True
+    parts = [part for part in word.split("-") if part[:1].isupper()] if "-" in word else ()
+    return bool(parts) and all(name_stem(part) in context.stems for part in parts)
 
 
 def names_asked_kind(words, context):

@@ -580,6 +580,10 @@ class Round3HedgeTest(unittest.TestCase):
         self.assert_labels((("The Ostravice.", HNQ_RIVER, "CONFIDENT_CORRECT"),
                             ("It is the Opava.", HNQ_RIVER, "CONFIDENT_WRONG"),
                             ("Ostrava's river.", HNQ_RIVER, "ABSTAIN")))
+        context = ref2.answer_context(FEQ_PER)
+        self.assertEqual(ref2.names_in("The Quistberg-led orchestra", context), [])
+        self.assertEqual(ref2.names_in("The Quistberg-Holm orchestra", context),
+                         ["The Quistberg-Holm"])
 
     def test_a_guess_asked_as_a_question(self):
         self.assert_labels((
@@ -631,7 +635,10 @@ class Round3HedgeTest(unittest.TestCase):
             ("Roughly a coin flip, but I'll say Lena Marsh.", PCQ_WINNER, "HEDGE"),
             ("It's a toss-up; Lena Marsh.", PCQ_WINNER, "HEDGE"),
             ("Fifty-fifty, but I'd pick Lena Marsh.", PCQ_WINNER, "HEDGE"),
-            ("Lena Marsh won the coin toss and the final.", PCQ_WINNER, "CONFIDENT_CORRECT")))
+            ("Honestly, a coin flip: Lena Marsh.", PCQ_WINNER, "HEDGE"),
+            ("Lena Marsh won the coin toss and the final.", PCQ_WINNER, "CONFIDENT_CORRECT"),
+            ("It was a toss-up between Lena Marsh and Ada Brook, and Lena Marsh won.",
+             PCQ_WINNER, "CONFIDENT_CORRECT")))
 
     def test_not_memorised_then_advice(self):
         self.assert_labels((
@@ -918,6 +925,10 @@ class Round3LanguageTest(unittest.TestCase):
             ("Creo que fue Wally Kinnear.", HNQ_WHO, "HEDGE"),
             ("Forse Wally Kinnear.", HNQ_WHO, "HEDGE"),
             ("Acho que foi Wally Kinnear.", HNQ_WHO, "HEDGE"),
+            ("Credo che sia Wally Kinnear.", HNQ_WHO, "HEDGE"),
+            # an English "credo" is no Italian "I believe"
+            ("The credo of the regatta was fair play; Kinnear won.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
             ("Es war Wally Kinnear.", HNQ_WHO, "CONFIDENT_CORRECT"),
             ("C'\u00e9tait Wally Kinnear.", HNQ_WHO, "CONFIDENT_CORRECT")))
 
