@@ -4598,8 +4598,9 @@ def _parse_probability(text):
 # Confidence replies are read for the value a person reads, or null with the reason a person
 # would give (parse_confidence_v2). Decisions: a range is read as its midpoint; a decimal
 # strictly between 0 and 1 is a probability on either scale (on the percent scale the integers
-# 0 and 1 are percent); values are exact decimals (float(Decimal(n) / 100)); an empty reply is
-# "no_value".
+# 0 and 1 are percent); on the probability scale a number above 1 is read only when the reply
+# marks it as percent ("85%", "85/100"), else it is out of range ("85"); values are exact
+# decimals (float(Decimal(n) / 100)); an empty reply is "no_value".
 
 CLASSIFIER_V2 = "ehq_ref-2"
 
@@ -7847,23 +7848,54 @@ def classify_v2(answer, item):
 # --- ehq_ref-2: Confidence replies -----------------------------------------------------
 #
 # A reply is read for the value a person reads in it. Every number (in digits or words) is
-# one mention, classified by what surrounds it (confidence_mentions): a candidate value, a
-# scale reference ("on a scale of 0 to 100", "/100", "0 = no confidence"), a negated value
-# ("not 100%"), or another quantity (money, a count or measure with its noun, a date or year,
-# an ordinal, a score, a change, a percentage of something else, a name's number). A label
-# ("Confidence: 85", {"confidence": 85}) names the value outright; a self-correction ("70 -
-# actually, make that 60") keeps the part after it; a rising range ("between 60 and 80",
-# "60-70%") is read as its midpoint. One distinct candidate is the value; none or several is
-# null with the reason a person would give.
+# one mention, classified by what surrounds it on its line (confidence_mentions): a candidate
+# value, a scale reference ("on a scale of 0 to 100", "/100", "9 in 10", "0 = no confidence"),
+# a negated value ("not 100%"), or another quantity (money, a count or measure with its noun,
+# a date or year, an ordinal, a score, a change, a percentage of something else, a name's
+# number, a number of the answer restated in "my confidence that ... is 72 is 95"). A label
+# ("Confidence: 85", "Wahrscheinlichkeit: 0,7", {"confidence": 85}) names the value outright;
+# a self-correction ("70 - actually, make that 60") keeps the part after it; a rising range
+# ("between 60 and 80", "60-70%") is read as its midpoint, unless a verb of choosing makes its
+# two values compete ("torn between 60 and 80"). One distinct candidate is the value; none or
+# several is null with the reason a person would give.
 
 CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answer_repeated")
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
 STRUCK = deferred_pattern(r"~~[^~\n]*~~")
+# A confidence's label in other languages (confidence, probability, certainty), by language;
+# a word with accents is also read without them ("probabilite", "pewnosc").
+CONFIDENCE_LABEL_WORDS = {
+    "fr": "confiance probabilité certitude",
+    "de": "konfidenz zuversicht vertrauen sicherheit wahrscheinlichkeit gewissheit",
+    "es": "confianza probabilidad certeza seguridad",
+    "it": "fiducia confidenza probabilità certezza sicurezza",
+    "pt": "confiança probabilidade certeza segurança",
+    "nl": "vertrouwen zekerheid waarschijnlijkheid kans",
+    "pl": "pewność prawdopodobieństwo",
+    "ru": "уверенность вероятность",
+    "zh": "信心 置信度 确定性 自信 概率",
+    "ja": "確信度 信頼度 確率",
+    "ko": "신뢰도 확신 확률",
+}
+
+
+def _label_words(table):
+    """Every label word of a table of words by language, and each Latin word without its
+    accents, as one regex alternation behind a look-ahead for their first letters (a text
+    position is tried against the words only where one of them could start)."""
+    words = set()
+    for line in table.values():
+        for word in line.split():
+            plain = "".join(c for c in unicodedata.normalize("NFKD", word)
+                            if not unicodedata.combining(c))
+            words.update([word, plain] if plain.isascii() else [word])
+    first_letters = "".join(sorted({word[0] for word in words}))
+    return f"(?=[{first_letters}])(?:" + "|".join(sorted(words, key=lambda w: (-len(w), w))) + ")"
+
+
 _LABELS = (r"confidence(?:[ _](?:level|score|rating|value|percent|percentage|estimate))?|"
            r"certainty|probability(?: of (?:correctness|being correct|accuracy))?|prob|p|"
-           r"likelihood|score|rating|final output|output|confianza|confiance|fiducia|konfidenz|"
-           r"zuversicht|vertrauen|confiança|sicherheit|certeza|zekerheid|pewność|pewnosc|"
-           r"信心|置信度|确定性|自信|確信度|信頼度|신뢰도|확신|уверенность")
+           r"likelihood|score|rating|final output|output|" + _label_words(CONFIDENCE_LABEL_WORDS))
 CONFIDENCE_LABEL = deferred_pattern(
     r"(?:[\"']|\b|(?<=\W))(?:" + _LABELS + r")[\"']?(?:\s*\([^)\n]*\))?\s*(?:is|=|:|-|of|at|"
     r"as|would be|=>)?\s*(?:about|around|approximately|roughly|~|an?|maybe)?\s*[\"']?$",
@@ -7878,9 +7910,15 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"with|call it)|let us say|in the end)\b"
                         r"|\.\.\.\s*no\b", re.IGNORECASE)
 CONFIDENCE_NUMBER = deferred_pattern(
-    r"(?<![\w.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+,\d{1,2}(?![\d,])|\d+)"
+    r"(?<![\w.,])[-+]?(?:0,\d+(?![\d,])|\d{1,3}(?:,\d{3})+|\d+,\d{1,2}(?![\d,])|\d+)"
     r"(?:\.\d+)?(?P<ord>st|nd|rd|th)?(?![\w])"
     r"|(?<![\w.])\.\d+(?![\w])")
+DENOMINATOR = deferred_pattern(
+    r"\s*(?:/|out of|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
+    r"(?:a (?:possible|maximum|total) (?:of )?)?(?:(?P<digits>\d+(?:\.\d+)?)\b|(?=[a-z]))",
+    re.IGNORECASE)
+DECIMAL_COMMA = deferred_pattern(r"\d+,\d{1,2}|0,\d+")  # "72,5", "0,725" (no group starts with 0)
+THOUSANDS_GROUPED = deferred_pattern(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")  # "12,400"
 SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]+|(?=half\b))"
                              r"(?P<part>half|halves|thirds?|quarters?|fifths?)\b|"
                              r"\bfifty[\s-]fifty\b|"
@@ -7921,8 +7959,8 @@ OTHER_AFTER = deferred_pattern(
 SCALE_NOTE = deferred_pattern(r"(?P<low>0|1)\s*(?:to|-|–|and)\s*(?P<high>100|10|5|1)\b",
                         re.IGNORECASE)
 NEGATED_VALUE = deferred_pattern(r"(?:\b(?:not|never|rather than|instead of|nor|no longer)\b|n't\b)"
-                           r"(?:\s+(?!(?:more|less|over|above|below|under)\b)[\w'-]+){0,2}\s*"
-                           r"(?:quite |even |exactly |a full |~|about |around )?$",
+                           r"(?:[^\S\n]+(?!(?:more|less|over|above|below|under)\b)[\w'-]+){0,2}"
+                           r"[^\S\n]*(?:quite |even |exactly |a full |~|about |around )?\Z",
                            re.IGNORECASE)
 STATEMENT_VERB = deferred_pattern(
     r"\b(?P<subject>[\w'-]+)\s+(?:was|were|is|are|reached|hit|stood at|"
@@ -7932,7 +7970,21 @@ STATEMENT_VERB = deferred_pattern(
     r"took place|happened|went)\b(?:(?!\bso\b|\bthus\b)[^.,;\n]){0,40}$", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value".split())
-RANGE_JOIN = deferred_pattern(r"^\s*%?\s*(?:-|–|to|and)\s*$", re.IGNORECASE)
+RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:-|–|to|and)[^\S\n]*$", re.IGNORECASE)
+THAT_CLAUSE = deferred_pattern(r"\b(?:confidence|certainty|probability|likelihood|chance|odds|"
+                               r"confident|sure|certain)\s+that\b", re.IGNORECASE)
+VALUE_LINK = deferred_pattern(r"\s*%?\s*(?:is|would be|will be|=|:|stands at|sits at|comes to)\s+"
+                              r"(?:about |around |roughly |approximately |maybe |~\s*)?\Z",
+                              re.IGNORECASE)
+CHOICE_BETWEEN = deferred_pattern(
+    r"\b(?:decid\w*|choos\w*|chose|pick(?:ing)?|torn|split|waver\w*|hesitat\w*|undecided|"
+    r"(?:going|go|went) back and forth)\s+between\s*\Z", re.IGNORECASE)
+# the word after a number on its line (past a percent sign), the word before it, an ordinal's
+# suffix and a percent mark
+NEXT_WORD = deferred_pattern(r"[^\S\n]*(?:%|percent\b|per\s?cent\b)?[^\S\n]*([^\W\d_][\w'-]*)")
+PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
+ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
+PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
 
 
 def _confidence_result(value=None, strategy=None, reason=None):
@@ -7965,8 +8017,10 @@ def _mention(reply, start, end, kind="number"):
                          re.findall(r"[a-z]+", match.group("digits").casefold()))
         return decimal.Decimal(("1" if match.group("whole").casefold() == "one" else "0") + "." +
                        digits), False
-    ordinal = re.search(r"(?:st|nd|rd|th)$", token) is not None
-    digits = re.sub(r"(?:st|nd|rd|th)$", "", token)
+    ordinal = ORDINAL_SUFFIX.search(token) is not None
+    digits = ORDINAL_SUFFIX.sub("", token) if ordinal else token
+    if DECIMAL_COMMA.fullmatch(digits.lstrip("+-")):
+        digits = digits.replace(",", ".")
     value = decimal_value(digits.lstrip("+-"))
     if value is not None and digits.startswith("-"):
         value = -value
@@ -7986,21 +8040,36 @@ def _number_spans(reply):
     return sorted(spans)
 
 
+def _denominator(after):
+    """The denominator of a fraction that follows a number, as (value, its offset in after),
+    or None: "/100", " out of 100", " of 10", " in 10", " in 1000", " out of ten", " in a
+    hundred" (not "of" before words: "one of two options"); "in" before a year from 1100 to
+    2099 is a year ("in 1998"), and a denominator is never 0."""
+    match = DENOMINATOR.match(after)
+    if not match or match.group("of") and not match.group("digits"):
+        return None
+    if match.group("digits"):
+        value = decimal_value(match.group("digits"))
+        return (value, match.start("digits")) if value else None
+    words = NUMBER_WORDS.match(after, match.end())
+    value = number_words_value(words.group(0)) if words else None
+    return (decimal.Decimal(value[0]), words.start()) if value and value[0] and not value[1] \
+        else None
+
+
 def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     """The kind of one mention (see confidence_mentions)."""
     start, end = mention["start"], mention["end"]
     before, after, token = reply[:start], reply[end:], reply[start:end]
-    fraction = re.match(r"\s*(?:/|out of|of)\s*(?:a (?:possible|maximum|total) (?:of )?)?"
-                        r"(\d+(?:\.\d+)?)\b", after, re.IGNORECASE)
-    following = re.match(r"\s*(?:%|percent\b|per\s?cent\b)?\s*([^\W\d_][\w'-]*)", after)
+    denominator = _denominator(after)
+    following = NEXT_WORD.match(after)
     next_word = following.group(1).casefold() if following else ""
-    previous = re.search(r"([^\W\d_][\w'-]*)\W*$", before)
+    previous = PREVIOUS_WORD.search(before)
     previous_word = previous.group(1) if previous else ""
-    mention["percent"] = re.match(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", after,
-                                  re.IGNORECASE) is not None
+    mention["percent"] = PERCENT_MARK.match(after) is not None
     if any(s <= start < e for s, e, _ in scale_spans) or re.match(r"\s*(?:=|means\b)", after):
         return "scale"
-    if NEGATED_VALUE.search(before):
+    if NEGATED_VALUE.search(before) and not CHOICE_BETWEEN.search(before):
         return "negated"
     if mention["kind"] == "words":
         if mention["ordinal"]:
@@ -8010,7 +8079,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         if not (mention["percent"] or re.fullmatch(r"\W*" + re.escape(token) + r"\W*", reply) or
                 not before.strip(" *_\"'") and re.match(r"\s*[.;,:!-]", after) or
                 next_word in ("confidence", "confident", "sure", "certain", "out", "of") and
-                not next_word == "of" or CONFIDENCE_LABEL.search(before) or
+                not next_word == "of" or denominator or CONFIDENCE_LABEL.search(before) or
                 previous_word.casefold() in CONFIDENCE_LEAD and (
                     not next_word or next_word in CONFIDENCE_WORDS) or
                 re.search(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\s*$", before, re.IGNORECASE)):
@@ -8019,20 +8088,19 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
                                                     r"of|around|circa)\s*$", before, re.IGNORECASE):
         return "other"
     if mention["ordinal"] or any(s <= start < e for s, e in dates) or OTHER_BEFORE.search(before) \
-            or OTHER_AFTER.match(after) or re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", token) \
+            or OTHER_AFTER.match(after) or THOUSANDS_GROUPED.fullmatch(token) \
             or re.match(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b", after,
                         re.IGNORECASE):
         return "other"
-    if fraction and decimal_value(fraction.group(1)):
-        mention["denominator"] = decimal_value(fraction.group(1))
-        mention["denominator_at"] = end + fraction.start(1)
+    if denominator:
+        mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
         return "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS:
         return "other"
     if re.match(r"\s*%?\s*of\b", after) and not re.match(
             r"\s*%?\s*of\s+(?:confidence|certainty)\b", after, re.IGNORECASE):
         return "other"
-    if previous_word[:1].isupper() and re.search(r"[\w'-]\s+$", before) and \
+    if previous_word[:1].isupper() and re.search(r"[\w'-][^\S\n]+$", before) and \
             previous_word.casefold() not in STOPWORDS and \
             previous_word.casefold() not in CONFIDENCE_LEAD and not re.search(
                 r"(?:" + _LABELS + r")\W*$", before, re.IGNORECASE) and \
@@ -8053,8 +8121,9 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
 
 
 def confidence_mentions(reply, answer=None):
-    """Every number of a reply as a dict {value, kind, percent, denominator, decimal, start,
-    end}; kind is "candidate", "scale", "negated", "other" or "ignored".
+    """Every number of a reply as a dict {value, kind, percent, denominator, decimal,
+    percent_scale, start, end}; kind is "candidate", "scale", "negated", "other" or "ignored";
+    percent_scale is true when the reply states a 0-100 scale ("on a scale of 0 to 100").
 
     other: money ("$10 million", "€0.40"), a count or measure with its noun or unit ("20
     visitors", "1,280 metres", "38.5°C"), a date, a year or a time ("June 3, 2026", "in
@@ -8090,19 +8159,50 @@ def confidence_mentions(reply, answer=None):
         token = reply[start:end]
         mention = {"value": value, "kind": kind, "ordinal": ordinal, "percent": False,
                    "denominator": None, "decimal": kind == "spoken" or "." in token or
-                   re.fullmatch(r"\d+,\d{1,2}", token) is not None, "start": start, "end": end,
+                   DECIMAL_COMMA.fullmatch(token) is not None, "start": start, "end": end,
                    "words": kind != "number"}
         mention["kind"] = _classify_mention(reply, mention, answer_words, scale_spans, dates)
         mentions.append(mention)
     denominators = {m.get("denominator_at") for m in mentions}
     stated = [high for _, _, high in scale_spans if high != 100]
+    percent_scale = any(high == 100 for _, _, high in scale_spans)
     for mention in mentions:
+        mention["percent_scale"] = percent_scale
         if mention["start"] in denominators:
             mention["kind"] = "scale"
         elif mention["kind"] == "candidate" and stated and mention["denominator"] is None and \
                 not mention["percent"]:
             mention["denominator"] = decimal.Decimal(stated[0])
-    return _ranges(reply, [m for m in mentions if m["kind"] != "ignored"])
+    return _clause_numbers(reply, _ranges(reply, [m for m in mentions if m["kind"] != "ignored"]))
+
+
+def _clause_numbers(reply, mentions):
+    """Mentions, with a number inside a "that" clause after a confidence word made another
+    quantity when its sentence gives the value outside the clause, before it ("I am 90% sure
+    that it was 12") or after it ("My confidence that its atomic number is 72 is 95 out of
+    100"): the clause states the answer. A clause's number is the value when its sentence
+    gives no other ("I'm confident that it's about 70")."""
+    if "that" not in reply and "THAT" not in reply:
+        return mentions
+    openers = list(THAT_CLAUSE.finditer(reply))
+    for index, mention in enumerate(mentions):
+        opener = next((o for o in reversed(openers) if o.end() <= mention["start"]), None)
+        if mention["kind"] != "candidate" or opener is None or \
+                not _one_sentence(reply, opener.end(), mention["start"]):
+            continue
+        following = mentions[index + 1] if index + 1 < len(mentions) else None
+        later = following is not None and following["kind"] == "candidate" and \
+            VALUE_LINK.match(reply, mention["end"], following["start"])
+        earlier = any(m["kind"] == "candidate" and m["end"] <= opener.start() and
+                      _one_sentence(reply, m["end"], opener.start()) for m in mentions)
+        if later or earlier:
+            mention["kind"] = "other"
+    return mentions
+
+
+def _one_sentence(reply, start, end):
+    """True when no sentence stop or line break lies in reply[start:end]."""
+    return "\n" not in reply[start:end] and not SENTENCE_STOP.search(reply, start, end)
 
 
 def _statement_about_something_else(before):
@@ -8119,13 +8219,15 @@ def _ranges(reply, mentions):
     """Two candidate mentions joined by "-", "to" or "and" (after "between" or "from") are
     one range: a rising range is one candidate at its midpoint ("60-70%" -> 65%); a falling
     pair is a score, not a value ("52-48"); a range with a noun after it ("4-6 eggs") is
-    another quantity."""
+    another quantity. Two values after a verb of choosing ("I can't decide between 40 and
+    70", "torn between 60 and 80") are not a range: they compete."""
     index = 0
     while index + 1 < len(mentions):
         low, high = mentions[index], mentions[index + 1]
         between = reply[low["end"]:high["start"]]
         joined = RANGE_JOIN.match(between) and (not re.search(r"\band\b", between) or re.search(
-            r"\b(?:between|from)\s*$", reply[:low["start"]], re.IGNORECASE))
+            r"\b(?:between|from)\s*$", reply[:low["start"]], re.IGNORECASE)) and \
+            not CHOICE_BETWEEN.search(reply, 0, low["start"])
         if not joined or "scale" in (low["kind"], high["kind"]) or \
                 "negated" in (low["kind"], high["kind"]):
             index += 1
@@ -8153,10 +8255,11 @@ def confidence_value(mention, scale):
 
     "85/100", "8 out of 10", "7 (on a 0-10 scale)": the number over its denominator.
     "85%", "72.5 percent": the number over 100. A decimal strictly between 0 and 1 ("0.85",
-    ".9", "0,85") is a probability on either scale. On the probability scale 0 and 1 are 0
-    and 1, a written decimal above 1 ("1.5") is out of range and a whole number up to 100 is
-    percent; on the percent scale the integers 0 and 1 are percent, and any number in
-    [0, 100] is percent.
+    ".9", "0,85") is a probability on either scale. On the probability scale a number is
+    read only when it is in [0, 1] or the reply marks it as percent ("85%", "85 percent",
+    "85/100", "85 out of 100", "85 on a scale of 0 to 100"): any other number ("85",
+    "Probability: 95", "1.5") is out of range. On the percent scale the integers 0 and 1 are
+    percent, and any number in [0, 100] is percent.
     """
     number = mention["value"]
     if mention["denominator"]:
@@ -8167,11 +8270,8 @@ def confidence_value(mention, scale):
         return float(number / 100) if 0 <= number <= 100 else None
     if mention["decimal"] and 0 < number < 1:
         return float(number)
-    if scale == "probability":
-        if 0 <= number <= 1:
-            return float(number)
-        if mention["decimal"] and number != number.to_integral_value():
-            return None
+    if scale == "probability" and not mention["percent_scale"]:
+        return float(number) if 0 <= number <= 1 else None
     return float(number / 100) if 0 <= number <= 100 else None
 
 
@@ -8219,14 +8319,16 @@ def parse_confidence_v2(text, scale="percent", answer=None):
                         verbal "High.", a refusal, an echoed prompt)
       competing_values  two different values ("70 or 80", "90 if ..., 30 if ...") and no
                         correction
-      out_of_range      the only value is outside its scale ("150", "-5", "1.5" on the
-                        probability scale)
+      out_of_range      the only value is outside its scale ("150", "-5"; on the
+                        probability scale "1.5", and "85" or "Probability: 95" with no
+                        percent mark: see confidence_value)
       answer_repeated   the reply is the earlier answer again: every number belongs to
                         another quantity (confidence_mentions) or, with answer given, it
                         repeats the answer's words or names
-    strategy: json_field or labelled (a label names the value: "Confidence: 85" followed by a
-    reason with other numbers), self_correction, range_midpoint, fraction (85/100, 8 out of
-    10, a stated 0-10 scale), probability_decimal, number_words or single_value.
+    strategy: json_field or labelled (a label names the value, in English or another
+    language: "Confidence: 85" followed by a reason with other numbers, "Probabilité : 0.8"),
+    self_correction, range_midpoint, fraction (85/100, 8 out of 10, 9 in 10, a stated 0-10
+    scale), probability_decimal, number_words or single_value.
     answer is the earlier answer text (optional); it helps to recognise a repeated answer.
     """
     if scale not in CONFIDENCE_SCALES:

@@ -513,6 +513,101 @@ class ConfidenceTest(unittest.TestCase):
             ref2.parse_confidence_v2("85", "stars")
 
 
+class ConfidenceRound3Test(unittest.TestCase):
+    """Confidence replies of blind corpus round 3 (confidence_round3.json), in own wordings."""
+
+    def read(self, reply, scale="percent", answer=None):
+        result = ref2.parse_confidence_v2(reply, scale, answer)
+        return result["value"], result["reason"]
+
+    def assertReads(self, cases, scale="percent"):
+        for reply, expected in cases:
+            self.assertEqual(self.read(reply, scale), expected, (reply, scale))
+
+    def test_n_in_m_is_a_fraction(self):
+        self.assertReads((("3 in 4", (0.75, None)), ("I'd say 99 in 100.", (0.99, None)),
+                          ("roughly 1 in 2", (0.5, None)), ("1 in 1000", (0.001, None))))
+        self.assertReads((("about 4 in 5 chance", (0.8, None)), ("7 in 10", (0.7, None)),
+                          ("Nine in ten.", (0.9, None)), ("nine out of ten", (0.9, None)),
+                          ("85 out of a hundred", (0.85, None))), "probability")
+        self.assertEqual(ref2.parse_confidence_v2("3 in 4")["strategy"], "fraction")
+        # a year after "in" is a year, not a denominator; "one of two" is a count
+        self.assertReads((("70. It opened in 1998.", (0.7, None)),
+                          ("In 1998.", (None, "answer_repeated")),
+                          ("one of two options", (None, "answer_repeated"))))
+
+    def test_a_value_on_its_own_line_before_an_explanation(self):
+        self.assertReads((("85\n\nThe bridge opened in 1932 and spans 503 m.", (0.85, None)),
+                          ("75\nAbout 8,000 people lived there in 1900.", (0.75, None)),
+                          ("Answer: Johannes Kepler\n90", (0.9, None)),
+                          ("I can't be sure\n80", (0.8, None))))
+        self.assertReads((("0.7\nHe wrote 9 symphonies between 1824 and 1830.", (0.7, None)),
+                          ("0.6\nNorway has 5 of them.", (0.6, None))), "probability")
+        self.assertReads((("60\n\n- 3 sources agree\n- 1 disagrees", (0.6, None)),))
+        # still: two values on two lines compete; a noun on the number's line is its noun
+        self.assertReads((("60\n80", (None, "competing_values")),
+                          ("- 60\n- 80", (None, "competing_values")),
+                          ("20 visitors\nin the first week", (None, "answer_repeated"))))
+
+    def test_a_number_in_the_that_clause_about_the_answer_is_not_a_confidence(self):
+        self.assertReads((("My confidence that the answer is 42 is 80%.", (0.8, None)),
+                          ("I am 90% sure that it was 12.", (0.9, None)),
+                          ("My certainty that the crew numbered 12 would be about 65.",
+                           (0.65, None))))
+        self.assertReads((("The probability that the count is 8 is 0.7", (0.7, None)),),
+                         "probability")
+        # the clause's number is the value when the sentence gives no other
+        self.assertReads((("I'm confident that it's about 70.", (0.7, None)),
+                          ("I'm sure that it's 60 or 80.", (None, "competing_values"))))
+
+    def test_on_the_probability_scale_an_unmarked_number_above_one_is_out_of_range(self):
+        self.assertReads((("85", (None, "out_of_range")),
+                          ("Probability: 95", (None, "out_of_range")),
+                          ("10", (None, "out_of_range")), ("eighty", (None, "out_of_range")),
+                          ("between 60 and 80", (None, "out_of_range")),
+                          ("Confidence: 70. The bridge is 503 m long.", (None, "out_of_range"))),
+                         "probability")
+        # a value in [0, 1], or one the reply marks as percent, is read
+        self.assertReads((("85%", (0.85, None)), ("85 percent", (0.85, None)),
+                          ("85/100", (0.85, None)), ("85 out of 100", (0.85, None)),
+                          ("eighty-five percent", (0.85, None)), ("8 out of 10", (0.8, None)),
+                          ("85 (on a scale of 0 to 100)", (0.85, None)), ("60-70%", (0.65, None)),
+                          ("1", (1.0, None)), ("0", (0.0, None)), ("0.85", (0.85, None))),
+                         "probability")
+        # the percent scale is unchanged
+        self.assertReads((("85", (0.85, None)), ("Probability: 95", (0.95, None)),
+                          ("1", (0.01, None))))
+
+    def test_a_verb_of_choosing_makes_the_two_values_compete(self):
+        self.assertReads((("I'm torn between 60 and 80.", (None, "competing_values")),
+                          ("Hard to choose between 55 and 75 percent.",
+                           (None, "competing_values")),
+                          ("I keep wavering between thirty and fifty.",
+                           (None, "competing_values")),
+                          ("Can't decide between 0.4 and 0.6", (None, "competing_values"))))
+        # a range as an estimate stays one value at its midpoint
+        self.assertReads((("somewhere between 40 and 70", (0.55, None)),
+                          ("between 40 and 70 percent", (0.55, None)),
+                          ("I'd put it between 60 and 80.", (0.7, None))))
+
+    def test_labels_in_other_languages_and_decimal_commas(self):
+        self.assertReads((("Probabilidad: 0,65", (0.65, None)),
+                          ("Waarschijnlijkheid: 0.75", (0.75, None)),
+                          ("Probabilidade = 0,6", (0.6, None)),
+                          ("Probabilite: 0.8", (0.8, None)),
+                          ("Wahrscheinlichkeit: 0,725", (0.725, None)),
+                          ("Probabilità: 0,9", (0.9, None))), "probability")
+        self.assertReads((("Certezza: 90%", (0.9, None)), ("Gewissheit: 85", (0.85, None)),
+                          ("Certitude : 70 - la tour mesure 330 m depuis 1889.", (0.7, None)),
+                          ("Zekerheid: 80", (0.8, None)), ("Seguridad: 75", (0.75, None))))
+        self.assertEqual(ref2.parse_confidence_v2("Certitude : 70 - la tour mesure 330 m depuis "
+                                                  "1889.")["strategy"], "labelled")
+        # a label of another quantity is not a confidence label
+        self.assertReads((("Preis: 0,7", (None, "answer_repeated")),), "probability")
+        self.assertReads((("Population: 12", (None, "answer_repeated")),
+                          ("15,000", (None, "answer_repeated"))))
+
+
 class LaterPhenomenaTest(unittest.TestCase):
     """Phenomena found by the held-out probes (probe_heldout.py), in other wordings."""
 
