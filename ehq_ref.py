@@ -4618,6 +4618,10 @@ MARKDOWN_INLINE = deferred_pattern(r"\*\*|__|~~|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(
 MARKDOWN_LINK = deferred_pattern(r"\[([^\]\n]+)\]\([^)\n]*\)")
 MARKDOWN_RULE = deferred_pattern(r"^\s*(?:[-*_=]\s*){3,}$|^\s*\|?\s*:?-{3,}")
 THINK_BLOCK = deferred_pattern(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# The capital letters a name may begin with, as the body of a regular-expression class: ASCII
+# and the Latin, Greek and Cyrillic capitals ("Åre", "Øresund", "Čakovec",
+# "Αθήνα" and "Москва" are names as "Oslo" is).
+CAPITALS = "A-Z" + "".join(char for char in map(chr, range(0xC0, 0x530)) if char.isupper())
 
 
 # The ASCII characters the two tables change ("`", tab, carriage return): an ASCII text
@@ -6047,8 +6051,10 @@ she's isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't woul
 haven't hasn't hadn't mustn't cannot
 """.split())
 _WORD_TOKEN = deferred_pattern(r"[^\W_]+(?:['-][^\W_]+)*")
-_NAME_SEQUENCE = deferred_pattern(r"(?<![\w'-])(?:[A-Z][\w'-]*|\d[\w.,-]*)(?:\s+(?:(?:of|the|de|du|"
-                            r"da|di|del|della|von|van|der|den|la|le|y|and|&)\s+)*[A-Z][\w'-]*)*")
+_NAME_SEQUENCE = deferred_pattern(rf"(?<![\w'-])(?:[{CAPITALS}][\w'-]*|\d[\w.,-]*)(?:\s+(?:(?:of|"
+                                  r"the|de|du|da|di|del|della|von|van|der|den|la|le|y|and|&)\s+)*"
+                                  rf"[{CAPITALS}][\w'-]*)*")
+QUESTION_NAME_WORD = deferred_pattern(rf"(?<=\s)[{CAPITALS}][\w'-]+")
 NOT_NAMES = frozenset("""
 i i'm i've i'd i'll the a an it it's its he she they we you this that these those there here
 in on at by for from of to and but or so if as is was were are be been not no yes my his her
@@ -6658,7 +6664,7 @@ class AnswerContext:
                                 if stem(w) not in STOPWORDS and len(w) > 2)
         self._said = {}
         self.source_text = " ".join((question + " " + (document or "")).casefold().split())
-        self.names = frozenset(stem(w) for w in re.findall(r"(?<=\s)[A-Z][\w'-]+", question))
+        self.names = frozenset(name_stem(w) for w in QUESTION_NAME_WORD.findall(question))
         self.asks_winner = WIN_QUESTION.search(question) is not None
         self.asked = asked_noun(question)
 
@@ -7071,6 +7077,59 @@ def cued_as_answer(text, context):
         SHORT_CANDIDATE_WORDS and has_expected_candidate(rest, context, strict=True)
 
 
+# The nouns that name the slot a question of each kind asks for ("I don't know the exact
+# year" limits a year question's answer); the question's own words and stop words ("the
+# answer", "the details", "the name") name it too (limit_names_another_detail).
+SLOT_NOUNS = {
+    "time": frozenset(stem(w) for w in "year date month day time century decade era".split()),
+    "quantity": frozenset(stem(w) for w in "number figure amount count total value quantity "
+                          "sum level".split()),
+    "person": frozenset(stem(w) for w in "person winner identity man woman".split()),
+    "place": frozenset(stem(w) for w in "place location city town country site venue".split()),
+    "name": frozenset(stem(w) for w in "title".split()),
+}
+# The noun phrase a limit ends on ("I don't know the winning margin", "not sure of his age at
+# the time"): a determiner, then up to six words to the end of the clause.
+LIMIT_OBJECT = deferred_pattern(r"\b(?:the|his|her|its|their)\s+([\w'-]+(?:\s+[\w'-]+){0,5})"
+                                r"\W*$", re.IGNORECASE)
+# Words that end a limit's noun phrase: prepositions and trailing adverbs ("the figure right
+# now", "his age at the time").
+DETAIL_PHRASE_END = frozenset("of at in for on by from during to with right now here offhand "
+                              "yet either anymore today".split())
+LIMITING_ROLES = ("knowledge_limit", "uncertainty", "doubt")
+
+
+def limit_names_another_detail(clause, context):
+    """True when a knowledge limit or doubt is about a named detail other than the one asked
+    for ("Kinnear won. I don't know the winning margin."): the clause ends on a noun phrase
+    (LIMIT_OBJECT, up to a preposition or trailing adverb: DETAIL_PHRASE_END) whose head, its
+    last word, is not a stop word ("the answer", "the details") and none of whose words is
+    one of the question's words or a noun of the asked slot (asked_noun, SLOT_NOUNS). A limit
+    on the asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause
+    ("who won") or on the answer ("that", "it") names no other detail."""
+    found = LIMIT_OBJECT.search(clause["text"])
+    if found is None or clause["content"]:
+        return False
+    words = folded_words(found.group(1))
+    cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
+    if cut == 0 or words[cut - 1] in STOPWORDS:
+        return False
+    slot = SLOT_NOUNS.get(context.kind, frozenset())
+    return not any(context.asks(key) or key == context.asked or key in slot
+                   for key in map(stem, words[:cut]))
+
+
+def background_limits(clauses, context, facts):
+    """After a clause that carries content, a limit or doubt about another named detail
+    (limit_names_another_detail) is background to the answer, not about it: its role becomes
+    meta."""
+    for number, clause in enumerate(clauses):
+        if clause["role"] in LIMITING_ROLES and any(c["content"] for c in clauses[:number]) \
+                and limit_names_another_detail(clause, context):
+            clause["role"] = "meta"
+            facts.add("limit_about_another_detail")
+
+
 def read_answer(answer, item):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way. A
@@ -7105,6 +7164,7 @@ def read_answer(answer, item):
             if clause["role"] == "impersonal_limit":
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
+    background_limits(clauses, context, facts)
     for number, clause in enumerate(clauses):
         if clause["role"] in FORWARD_ROLES and ("doubt" in clause["markers"] or
                                                 "back_reference" in clause["markers"]) and any(
@@ -7968,6 +8028,16 @@ STATEMENT_VERB = deferred_pattern(
     r"scored|signed|founded|held|had|has|have|recorded|attracted|drew|"
     r"numbered|cost|costs|paid|earned|raised|measured|measures|"
     r"took place|happened|went)\b(?:(?!\bso\b|\bthus\b)[^.,;\n]){0,40}$", re.IGNORECASE)
+# A quantity noun as the subject of a statement whose complement is the number ("The bank's
+# retention rate for the quarter was 2.5%", "Turnout rose to 61%"): another quantity.
+QUANTITY_STATEMENT = deferred_pattern(
+    r"\b(?:rate|share|growth|turnout|margin|yield|inflation|unemployment|return|ratio|stake|"
+    r"proportion|percentage)\b(?:[^\S\n]+[\w'-]+){0,5}?[^\S\n]+(?:was|were|is|are|stood at|"
+    r"rose to|fell to|grew to|climbed to|dropped to|reached|hit|came in at)[^\S\n]+"
+    r"(?:about |around |roughly |nearly |almost |just |only )?$", re.IGNORECASE)
+CONFIDENCE_TALK = deferred_pattern(r"\b(?:confiden\w*|certain\w*|sure|probability)\b",
+                                   re.IGNORECASE)
+RATING_TALK = deferred_pattern(r"\b(?:rate|rating|score|say|give|put)\b", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value".split())
 RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:-|–|to|and)[^\S\n]*$", re.IGNORECASE)
@@ -8207,12 +8277,18 @@ def _one_sentence(reply, start, end):
 
 def _statement_about_something_else(before):
     """True when the sentence before a number states a quantity of something other than the
-    confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won")."""
+    confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won", "The retention rate
+    for the quarter was 2.5%": QUANTITY_STATEMENT). A sentence that talks of confidence
+    (CONFIDENCE_TALK) states none; nor does one that rates ("I'd rate it", "I'd say":
+    RATING_TALK) unless a quantity noun is its subject."""
     sentence = re.split(r"[.!?\n;:]\s", before)[-1]
+    if CONFIDENCE_TALK.search(sentence):
+        return False
+    if QUANTITY_STATEMENT.search(sentence):
+        return True
     match = STATEMENT_VERB.search(sentence)
     return bool(match) and match.group("subject").casefold() not in CONFIDENCE_SUBJECTS and \
-        not re.search(r"\b(?:confiden\w*|certain\w*|sure|rate|rating|score|say|give|put|"
-                      r"probability)\b", sentence, re.IGNORECASE)
+        not RATING_TALK.search(sentence)
 
 
 def _ranges(reply, mentions):

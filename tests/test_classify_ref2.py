@@ -1185,3 +1185,74 @@ class RegistryTest(TempDirTestCase):
         scored = run_cli("score", self.path("runs", "r", "records.jsonl"), "--bootstrap", "0")
         self.assertEqual(scored.code, 0, scored)
         self.assertEqual(scored.json()["ehq"]["models"][0]["EHQ1"], 1.0)
+
+
+HNQ_FOUNDED = factual("HNQ-HIST-904", "In what year was the Brekke rowing club founded?", "1904")
+HNQ_CAPITAL = factual("HNQ-GEO-904", "What is the capital of the Faroe Islands?", "T\u00f3rshavn")
+
+
+class Round3MoreTest(unittest.TestCase):
+    """A limit about another detail after an answer, names with non-ASCII capitals, and a
+    reported percentage in a confidence reply."""
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def test_a_limit_about_another_named_detail_is_background(self):
+        self.assert_labels((
+            ("Wally Kinnear won. I don't know the winning margin.", HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("Wally Kinnear won; I am not sure of the margin.", HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("Wally Kinnear took the title. I'm not certain of his age at the time.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("It was Wally Kinnear, though I can't recall the exact score.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("Wally Kinnear won it. I have no record of the venue.", HNQ_WHO,
+             "CONFIDENT_CORRECT")))
+        reasons = ref2.classify_v2("Wally Kinnear won. I don't know the winning margin.",
+                                   HNQ_WHO)["reasons"]
+        self.assertIn("limit_about_another_detail", reasons)
+
+    def test_a_limit_about_the_asked_slot_or_the_answer_stays(self):
+        self.assert_labels((
+            ("I don't know the exact year, but it was 1904", HNQ_FOUNDED, "HEDGE"),
+            ("It was 1904, but I'm not sure of the exact date.", HNQ_FOUNDED, "HEDGE"),
+            ("Kinnear won, I think.", HNQ_WHO, "HEDGE"),
+            ("Kinnear won, but I can't verify that.", HNQ_WHO, "HEDGE"),
+            ("Wally Kinnear won. I'm not sure of the details.", HNQ_WHO, "HEDGE"),
+            ("Wally Kinnear won. I can't confirm the winner right now.", HNQ_WHO, "HEDGE"),
+            ("I don't know who won.", HNQ_WHO, "ABSTAIN"),
+            # no answer before it: the limit is the whole reply
+            ("I don't know the winning margin.", HNQ_WHO, "ABSTAIN")))
+
+    def test_a_name_with_a_non_ascii_capital_is_content(self):
+        self.assert_labels((
+            ("The capital of the Faroe Islands is \u00c5re.", HNQ_CAPITAL, "CONFIDENT_WRONG"),
+            ("The capital of the Faroe Islands is \u00d8resund.", HNQ_CAPITAL,
+             "CONFIDENT_WRONG"),
+            ("I don't know for certain, but it is \u017dilina.", HNQ_CAPITAL, "HEDGE"),
+            ("I can't be sure, but it is \u010cakovec.", HNQ_CAPITAL, "HEDGE"),
+            ("I don't know for certain, but it is \u0391\u03b8\u03ae\u03bd\u03b1.", HNQ_CAPITAL,
+             "HEDGE"),
+            ("I don't know for certain, but it is \u041c\u043e\u0441\u043a\u0432\u0430.",
+             HNQ_CAPITAL, "HEDGE"),
+            ("The capital of the Faroe Islands is T\u00f3rshavn.", HNQ_CAPITAL,
+             "CONFIDENT_CORRECT"),
+            # an ASCII stop word stays no answer
+            ("The capital of the Faroe Islands is.", HNQ_CAPITAL, "ABSTAIN")))
+
+    def test_a_reported_percentage_is_another_quantity(self):
+        def read(reply):
+            found = ref2.parse_confidence(reply, "ehq_ref-2", scale="percent", answer="2.5%")
+            return found["value"], found["reason"]
+        for reply in ("The bank's client retention rate for the quarter was 2.5%. This is a "
+                      "positive sign.", "Its market share is 12%.",
+                      "Voter turnout rose to 61 percent.",
+                      "The dividend yield stood at about 3.1%."):
+            self.assertEqual(read(reply), (None, "answer_repeated"), reply)
+        self.assertEqual(read("I'm 85% sure."), (0.85, None))
+        self.assertEqual(read("Confidence: 2.5%"), (0.025, None))
+        self.assertEqual(read("My confidence is about 60%."), (0.6, None))
+        self.assertEqual(read("The growth rate was 4% in 2025, and I am 70% sure of that."),
+                         (0.7, None))
+        self.assertEqual(read("I'd rate it 75%."), (0.75, None))
