@@ -4916,8 +4916,11 @@ _SAY = (r"(?:say|state|specify|mention|give|provide|include|contain|indicate|dis
 _SAID = (r"(?:stated|given|specified|mentioned|provided|disclosed|included|indicated|revealed|"
          r"shown|listed|named|identified|reported|quantified|spelled out|defined|detailed|"
          r"described|present|visible|legible|recorded|set out|noted)")
-_FICTION = (r"(?:fictional|fictitious|fabricated|made[- ]up|invented|hypothetical|imaginary|"
-            r"non-?existent|fake|apocryphal|mythical|not real|bogus)")
+# "invented" and "fabricated" followed by when, where or by whom are an event ("was invented
+# in 1952 by"), not a verdict of fiction.
+_FICTION = (r"(?:fictional|fictitious|(?:fabricated|invented)(?! (?:in|by|at|on|during|around|"
+            r"circa|between|about|after|before|when|as|for)\b)|made[- ]up|hypothetical|"
+            r"imaginary|non-?existent|fake|apocryphal|mythical|not real|bogus)")
 _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|film|movie|novel|"
           r"book|organi[sz]ation|entity|figure|individual|compound|material|enzyme|cycle|"
           r"element|scientist|conductor|artist|author|composer|botanist|painter|painting|"
@@ -6782,6 +6785,25 @@ def _quotation_role(text, context):
     return None
 
 
+def echoes_the_gap(text, context):
+    """True when a CCQ clause (or a quoted span) is nothing but the gap token ("[REDACTED]",
+    "'[REDACTED]'"): the answer's slot holds the gap itself, no value (document silence)."""
+    return context.category == "CCQ" and "redacted" in text.casefold() and \
+        len(text) <= 48 and BARE_REFUSAL.match(text) is not None
+
+
+def restates_question(piece, start, end, context):
+    """True when a marker in a piece is the question's own wording: the marker with the word
+    before it is a phrase of the question ("in detecting missing information" when the
+    question asks about detecting missing information): a content noun phrase, not a
+    limit or the document's silence."""
+    before = NAME_WORD.findall(piece[:start])[-1:]
+    if not before:
+        return False
+    phrase = " ".join(folded_words(before[0] + " " + piece[start:end]))
+    return f" {phrase} " in f" {' '.join(folded_words(context.question))} "
+
+
 def _clause(clause, role, markers=(), content=False, answer_text="", hedged=False):
     return dict(clause, role=role, markers=sorted(set(markers)), content=content,
                 answer_text=answer_text if content else "", hedged=hedged)
@@ -6802,6 +6824,8 @@ def read_clause(clause, context, scanned=None):
     withheld, so I can't give it").
     """
     text = clause["text"]
+    if clause["kind"] == "quote" and echoes_the_gap(text, context):
+        return _clause(clause, "document_silence", ["document_silence"])
     if clause["kind"] == "quote":
         quoted = _quotation_role(text, context)
         if quoted:
@@ -6811,8 +6835,7 @@ def read_clause(clause, context, scanned=None):
     short = len(text) <= 48 and BARE_CLAUSE.match(text) is not None
     if short and BARE_REFUSAL.match(text) and not (context.kind == "quantity" and
                                                    BARE_NONE_QUANTITY.match(text)):
-        role = "document_silence" if context.category == "CCQ" and "redacted" in \
-            text.casefold() else "refusal"
+        role = "document_silence" if echoes_the_gap(text, context) else "refusal"
         return _clause(clause, role, [role])
     if short and BARE_LIMIT.match(text):
         return _clause(clause, "knowledge_limit", ["knowledge_limit"])
@@ -6830,7 +6853,8 @@ def read_clause(clause, context, scanned=None):
         at = begin + len(piece) if begin >= 0 else at
         after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
         found = [m for m in clause_markers(piece, found=raw, after_comma=after_comma)
-                 if _marker_applies(m[0], context.category)]
+                 if _marker_applies(m[0], context.category) and
+                 not restates_question(piece, m[1], m[2], context)]
         if not found:
             if not declined:
                 kept.append(piece)
