@@ -4665,12 +4665,14 @@ CLAUSE_BOUNDARY = deferred_pattern(
     r"|(?P<but>,?\s+(?i:\bbut\b)\s+)"
     r"|(?P<though>,\s+(?=(?i:though|although|however|yet|whereas|albeit|while)\b)"
     r"|\s+(?=(?i:although|though)\s))")
-# Where a CLAUSE_BOUNDARY can start: a stop mark, ";", ",", a dash, or a space before a space,
-# ";", a dash, "but" or "though" (tried first: most places are none of these).
-BOUNDARY_START = deferred_pattern(r"[.!?;,\u2013\u2014-]"
+# Where a CLAUSE_BOUNDARY can start: a stop mark before closing marks and a space, ";", "--",
+# ", " or a space before a space, ";", a dash, "but" or "though" (tried first: most places
+# are none of these; every other place fails CLAUSE_BOUNDARY).
+BOUNDARY_START = deferred_pattern(r"[.!?][\"')\]]*\s|;|--|,\s"
                             r"|\s(?=[\s;\u2013\u2014-]|(?i:but|though|although)\b)")
 SPLIT_MARKS = (". ", "! ", "? ", ".\"", ".'", ".)", "!\"", "?\"", ";", "\u2014", "- ",
                "\u2013 ", "--", "but", "though", "however", ", yet", "whereas", "albeit")
+SPLIT_MARK = deferred_pattern("|".join(map(re.escape, SPLIT_MARKS)))  # in lower-cased text
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col lt sgt rev hon no vs etc e.g i.e approx ca c fig vol "
     "inc ltd co corp dept est mt ft jan feb mar apr jun jul aug sep sept oct nov dec u.s "
@@ -4715,8 +4717,7 @@ def clause_boundaries(text):
 def _split_clauses(text, first_boundary):
     """(piece, boundary) pairs; boundary names what opened the piece (stop, semicolon, dash,
     but, though) or first_boundary for the first piece."""
-    lowered = text.lower()
-    if not any(mark in lowered for mark in SPLIT_MARKS):
+    if SPLIT_MARK.search(text.lower()) is None:
         return [(text, first_boundary)]
     pieces, start, boundary = [], 0, first_boundary
     for begin, end, kind in clause_boundaries(text):
@@ -6761,9 +6762,10 @@ def is_guess(clause, previous, context):
     return has_expected_candidate(clause, context, strict=strict)
 
 
-def read_answer(answer, item):
+def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
-    across clauses. Returns (clauses, facts), facts being reason codes found on the way.
+    across clauses. Returns (clauses, facts), facts being reason codes found on the way
+    (context: the item's answer_context, when the caller has it).
 
     - An aside or quote without markers inside a forward clause belongs to that abstention
       ("As of my cutoff (April 2024), I don't know").
@@ -6775,7 +6777,7 @@ def read_answer(answer, item):
     - CCQ: a clause that repeats the document around the gap is context, not an answer,
       once the answer says the document is silent.
     """
-    context = answer_context(item)
+    context = context or answer_context(item)
     segments = answer_clauses(prepared_text(answer))
     clauses = [read_clause(clause, context, scanned)
                for clause, scanned in zip(segments, piece_markers(segments, context.category))]
@@ -7339,9 +7341,10 @@ def _match_yes_no(reading, text):
         "opposite_polarity"
 
 
-def match_in_text(gold, text, item):
-    """(matched, why) for one gold answer against the text of one clause."""
-    context = answer_context(item)
+def match_in_text(gold, text, item, context=None):
+    """(matched, why) for one gold answer against the text of one clause (context: the item's
+    answer_context, when the caller has it)."""
+    context = context or answer_context(item)
     reading = gold_reading(gold, context.question)
     if reading["kind"] in ("date", "year", "years"):
         return _match_dates(reading, text)
@@ -7358,12 +7361,13 @@ def _match_result(matched, gold, rule, why):
     return {"matched": bool(matched), "gold": gold, "rule": rule, "why": why}
 
 
-def match_clauses(clauses, item):
-    """Gold matching over an answer already read into clauses (see match_gold_v2).
+def match_clauses(clauses, item, context=None):
+    """Gold matching over an answer already read into clauses (see match_gold_v2; context:
+    the item's answer_context, when the caller has it).
 
     Returns (match, answering clause index, alternatives or None).
     """
-    context = answer_context(item)
+    context = context or answer_context(item)
     index = answering_clause(clauses, context)
     alternatives = alternative_candidates(match_text_of(index, clauses), context.kind,
                                           context.source_text) if index is not None else None
@@ -7387,14 +7391,15 @@ def match_clauses(clauses, item):
     text = match_text_of(index, clauses)
     first_why = None
     for gold in golds:
-        matched, why = match_in_text(gold, text, item)
+        matched, why = match_in_text(gold, text, item, context)
         if matched:
             return _match_result(True, gold, gold_reading(gold, context.question)["kind"],
                                  why), index, None
         first_why = first_why or why
     for other, clause in enumerate(clauses):
         if other != index and clause["content"] and any(
-                match_in_text(gold, match_text_of(other, clauses), item)[0] for gold in golds):
+                match_in_text(gold, match_text_of(other, clauses), item, context)[0]
+                for gold in golds):
             return _match_result(False, golds[0], "background",
                                  "gold_only_outside_answering_clause"), index, None
     return _match_result(False, golds[0], gold_reading(golds[0], context.question)["kind"],
@@ -7415,8 +7420,9 @@ def match_gold_v2(response, item):
     """
     if not isinstance(response, str) or not response.strip():
         return _match_result(False, None, "none", "empty_response")
-    clauses, _ = read_answer(response, item)
-    return match_clauses(clauses, item)[0]
+    context = answer_context(item)
+    clauses, _ = read_answer(response, item, context)
+    return match_clauses(clauses, item, context)[0]
 
 
 def matches_gold_v2(response, item):
@@ -7449,8 +7455,9 @@ def classify_v2(answer, item):
     """
     if not isinstance(answer, str) or not answer.strip():
         raise InputError("an empty answer cannot be classified (it is a technical failure)")
-    clauses, facts = read_answer(answer, item)
-    match, index, alternatives = match_clauses(clauses, item)
+    context = answer_context(item)
+    clauses, facts = read_answer(answer, item, context)
+    match, index, alternatives = match_clauses(clauses, item, context)
     roles = {clause["role"] for clause in clauses}
     content = any(clause["content"] for clause in clauses)
     forward = any(role in FORWARD_ROLES for role in roles)
