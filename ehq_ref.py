@@ -5603,6 +5603,19 @@ def _is_word(char):
     return char.isalnum() or char == "_"
 
 
+def _word_start_search(search, text, position):
+    """search(text, position), skipping matches that do not start at a word boundary (\\b
+    checked here: a pattern without its leading \\b can skip ahead to its literal prefix)."""
+    match = search(text, position)
+    while match is not None:
+        start = match.start()
+        before = start > 0 and _is_word(text[start - 1])
+        if before != (start < len(text) and _is_word(text[start])):
+            return match
+        match = search(text, start + 1)
+    return None
+
+
 class Lexicon:
     """Named groups of regex patterns (read with IGNORECASE and MULTILINE), scanned as their
     one alternation scans: the leftmost match, the earlier pattern on a tie, no overlaps.
@@ -5620,6 +5633,10 @@ class Lexicon:
                     self.slow.append(re.compile(part, re.IGNORECASE | re.MULTILINE))
                     self.fast.append(_fast_form(part))
                     self.keys.append(required_literals(part))
+        # per pattern: search(text, position) on the lowered text, and on the text as written
+        self.searches = tuple(functools.partial(_word_start_search, compiled.search)
+                              if boundary else compiled.search for compiled, boundary in self.fast)
+        self.slow_searches = tuple(compiled.search for compiled in self.slow)
         first = {}
         for number, options in enumerate(self.keys):
             for key in options[0] if options else ():
@@ -5681,9 +5698,9 @@ class Lexicon:
         lowered = text.casefold()
         active = set(self.always)
         present = set()
-        chunk = self._chunk
+        chunks = self.chunks
         for part in set(lowered.split()):
-            numbers, words = chunk(part)
+            numbers, words = chunks.get(part) or self._chunk(part)
             active |= numbers
             present |= words
         for word, numbers in self.spaced:
@@ -5709,20 +5726,6 @@ class Lexicon:
                 kept.append(number)
         return kept
 
-    def _search(self, number, text, lowered, position):
-        fast, starts_at_boundary = self.fast[number]
-        if lowered is None:
-            return self.slow[number].search(text, position)
-        while True:
-            match = fast.search(lowered, position)
-            if match is None or not starts_at_boundary:
-                return match
-            start = match.start()
-            before = start > 0 and _is_word(lowered[start - 1])
-            if before != (start < len(lowered) and _is_word(lowered[start])):
-                return match
-            position = start + 1
-
     def scan(self, text, active=None):
         """(name, start, end, matched text) of every match, as the alternation finds them;
         active: the patterns that can match (from active), all that can when None. A match
@@ -5732,28 +5735,34 @@ class Lexicon:
         found = []
         if not active:
             return found
+        # on lowered text when lowering keeps every position, else as written
         lowered = text.lower()
-        if len(lowered) != len(text):
-            lowered = None
-        search, size = self._search, len(text)
-        heads = []  # [start, pattern number, match] of each pattern's next match
+        subject, searches = (lowered, self.searches) if len(lowered) == len(text) else (
+            text, self.slow_searches)
+        size, names = len(text), self.names
+        heads = []  # (start, pattern number, match) of each pattern's next match
         for number in active:
-            match = search(number, text, lowered, 0)
+            match = searches[number](subject, 0)
             if match is not None:
-                heads.append([match.start(), number, match])
+                heads.append((match.start(), number, match))
         while heads:
-            start, number, match = min(heads)  # leftmost; the earlier pattern on a tie
+            # leftmost; the earlier pattern on a tie
+            start, number, match = min(heads) if len(heads) > 1 else heads[0]
             end = match.end()
             if "\n" not in text[start:end]:
-                found.append((self.names[number], start, end, text[start:end]))
+                found.append((names[number], start, end, text[start:end]))
             position = end if end > start else start + 1
             if position > size:
                 break
+            renewed = []
             for head in heads:
-                if head[0] < position:
-                    match = search(head[1], text, lowered, position)
-                    head[0], head[2] = (match.start(), match) if match is not None else (-1, None)
-            heads = [head for head in heads if head[2] is not None]
+                if head[0] >= position:
+                    renewed.append(head)
+                    continue
+                match = searches[head[1]](subject, position)
+                if match is not None:
+                    renewed.append((match.start(), head[1], match))
+            heads = renewed
         return found
 
     def names_in(self, text):
@@ -6109,16 +6118,21 @@ def spoken_parts_as_digits(text):
     return SPOKEN_NUMBER_PART.sub(replace, text)
 
 
+def may_hold_number_words(text):
+    """False when text surely has no NUMBER_WORDS match: an ASCII text without one of the
+    words a match ends with (NUMBER_WORD_TEST), or a text without an ASCII letter."""
+    if text.isascii():
+        return NUMBER_WORD_TEST.search(text.lower()) is not None
+    return ASCII_LETTER.search(text) is not None
+
+
 def spelled_numbers_as_digits(text, ordinals=False):
     """text with number words written as digits ("eight" -> "8", "twenty-one" -> "21",
     "third" -> "3rd" when ordinals; spoken_parts_as_digits first). A lone "one" used as a
     pronoun ("the one", "one of") and a lone scale word ("million" after digits: "6.8
     million") are left alone."""
     text = spoken_parts_as_digits(text)
-    if text.isascii():
-        if NUMBER_WORD_TEST.search(text.lower()) is None:
-            return text
-    elif not ASCII_LETTER.search(text):
+    if not may_hold_number_words(text):
         return text
 
     def replace(match):
@@ -6259,11 +6273,14 @@ SCORE_MENTION = deferred_pattern(r"(?<![\w.,-])(\d{1,3})\s*(?:-|\u2013|:|to)\s*(
                            r"(?![\w]|[.,]\d|-\d)")
 
 
+DECIMAL_COMMA = deferred_pattern(r"\d+,\d{1,2}")  # "4,6": read whole, a decimal comma
+
+
 def decimal_value(digits):
     """Decimal of a digit string with any thousands separator ("15,000", "15 000", "15'000")
     or a decimal comma ("4,6"); None when it is not a number."""
     digits = digits.replace(" ", "").replace("'", "")
-    if re.fullmatch(r"\d+,\d{1,2}", digits):
+    if DECIMAL_COMMA.fullmatch(digits):
         digits = digits.replace(",", ".")
     try:
         return decimal.Decimal(digits.replace(",", ""))
@@ -6317,11 +6334,11 @@ def quantity_mentions(text):
 HAS_DIGIT = deferred_pattern(r"\d")
 
 
-def date_mentions(text):
+def date_mentions(text, years=True):
     """Calendar mentions in text as dicts {year, month, day, season, start, end}, each part
     None when absent. "2026-06-19", "19 June 2026", "June 19th, 2026", "19/06/2026"
     (both day-month readings kept as "alt"), "June 2026", "Fall 1946", and bare years
-    ("1963", "328 BC" -> -328) are read.
+    ("1963", "328 BC" -> -328; left out when years is False) are read.
     """
     mentions, covered = [], []
     if not HAS_DIGIT.search(text):
@@ -6354,7 +6371,7 @@ def date_mentions(text):
         mentions.append({"year": year, "month": month, "day": day, "season": season, "alt": alt,
                          "start": match.start(), "end": match.end()})
         covered.append((match.start(), match.end()))
-    for match in YEAR_MENTION.finditer(text):
+    for match in YEAR_MENTION.finditer(text) if years else ():
         if any(start <= match.start() < end for start, end in covered):
             continue
         era = (match.group("era") or "").casefold().replace(".", "")
@@ -6489,7 +6506,7 @@ def piece_markers(clauses, category=None):
     whole answer (pieces joined by newlines, which no marker crosses; ^ and $ hold per
     piece). Returns, per clause, a list of (piece, matches)."""
     pieces = [_pieces(clause["text"]) for clause in clauses]
-    joined = "\n".join(piece for found in pieces for piece in found)
+    joined = "\n".join([piece for found in pieces for piece in found])
     matches = _scan(joined, active_markers(joined, category))
     result, offset, cursor = [], 0, 0
     for found in pieces:
@@ -7582,6 +7599,41 @@ STATEMENT_VERB = deferred_pattern(
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value".split())
 RANGE_JOIN = deferred_pattern(r"^\s*%?\s*(?:-|–|to|and)\s*$", re.IGNORECASE)
+# What surrounds a mention (confidence_mentions): after it ...
+FRACTION_AFTER = deferred_pattern(r"\s*(?:/|out of|of)\s*(?:a (?:possible|maximum|total) "
+                                  r"(?:of )?)?(\d+(?:\.\d+)?)\b", re.IGNORECASE)
+NEXT_WORD = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b)?\s*([^\W\d_][\w'-]*)")
+PERCENT_AFTER = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
+SCALE_KEY_AFTER = deferred_pattern(r"\s*(?:=|means\b)")
+PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
+SCALE_WORD_AFTER = deferred_pattern(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b",
+                                    re.IGNORECASE)
+OF_AFTER = deferred_pattern(r"\s*%?\s*of\b")
+OF_CONFIDENCE_AFTER = deferred_pattern(r"\s*%?\s*of\s+(?:confidence|certainty)\b",
+                                       re.IGNORECASE)
+OF_SOMETHING_AFTER = deferred_pattern(r"\s*of\b(?!\s+(?:confidence|certainty))")
+# ... and before it
+PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
+RANGE_OPEN_BEFORE = deferred_pattern(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\s*$",
+                                     re.IGNORECASE)
+YEAR_PREPOSITION_BEFORE = deferred_pattern(r"\b(?:in|since|by|from|until|during|of|around|"
+                                           r"circa)\s*$", re.IGNORECASE)
+WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-]\s+$")
+LABEL_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\W*$", re.IGNORECASE)
+ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
+WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
+LABEL_COLON_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\s*:\s*$", re.IGNORECASE)
+BETWEEN_BEFORE = deferred_pattern(r"\bbetween\s*$", re.IGNORECASE)
+RANGE_OPENER_BEFORE = deferred_pattern(r"\b(?:between|from)\s*$", re.IGNORECASE)
+AND_WORD = deferred_pattern(r"\band\b")
+FOUR_DIGITS = deferred_pattern(r"\d{4}")
+THOUSANDS_NUMBER = deferred_pattern(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
+LETTERS = deferred_pattern(r"[a-z]+")
+SENTENCE_BREAK = deferred_pattern(r"[.!?\n;:]\s")
+CONFIDENCE_TALK = deferred_pattern(r"\b(?:confiden\w*|certain\w*|sure|rate|rating|score|say|"
+                                   r"give|put|probability)\b", re.IGNORECASE)
+CAPITALIZED_RUN = deferred_pattern(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
 
 
 def _confidence_result(value=None, strategy=None, reason=None):
@@ -7611,11 +7663,11 @@ def _mention(reply, start, end, kind="number"):
     if kind == "spoken":
         match = SPOKEN_DECIMAL.match(token)
         digits = "".join(str(NUMBER_WORD_VALUES.get(w, 0)) for w in
-                         re.findall(r"[a-z]+", match.group("digits").casefold()))
+                         LETTERS.findall(match.group("digits").casefold()))
         return decimal.Decimal(("1" if match.group("whole").casefold() == "one" else "0") + "." +
                        digits), False
-    ordinal = re.search(r"(?:st|nd|rd|th)$", token) is not None
-    digits = re.sub(r"(?:st|nd|rd|th)$", "", token)
+    ordinal = ORDINAL_SUFFIX.search(token) is not None
+    digits = ORDINAL_SUFFIX.sub("", token)
     value = decimal_value(digits.lstrip("+-"))
     if value is not None and digits.startswith("-"):
         value = -value
@@ -7629,7 +7681,7 @@ def _number_spans(reply):
     for match in CONFIDENCE_NUMBER.finditer(reply):
         if not any(s < match.end() and match.start() < e for s, e, _ in spans):
             spans.append((match.start(), match.end(), "number"))
-    for match in NUMBER_WORDS.finditer(reply):
+    for match in NUMBER_WORDS.finditer(reply) if may_hold_number_words(reply) else ():
         if not any(s < match.end() and match.start() < e for s, e, _ in spans):
             spans.append((match.start(), match.end(), "words"))
     return sorted(spans)
@@ -7639,15 +7691,13 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     """The kind of one mention (see confidence_mentions)."""
     start, end = mention["start"], mention["end"]
     before, after, token = reply[:start], reply[end:], reply[start:end]
-    fraction = re.match(r"\s*(?:/|out of|of)\s*(?:a (?:possible|maximum|total) (?:of )?)?"
-                        r"(\d+(?:\.\d+)?)\b", after, re.IGNORECASE)
-    following = re.match(r"\s*(?:%|percent\b|per\s?cent\b)?\s*([^\W\d_][\w'-]*)", after)
+    fraction = FRACTION_AFTER.match(after)
+    following = NEXT_WORD.match(after)
     next_word = following.group(1).casefold() if following else ""
-    previous = re.search(r"([^\W\d_][\w'-]*)\W*$", before)
+    previous = PREVIOUS_WORD.search(before)
     previous_word = previous.group(1) if previous else ""
-    mention["percent"] = re.match(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", after,
-                                  re.IGNORECASE) is not None
-    if any(s <= start < e for s, e, _ in scale_spans) or re.match(r"\s*(?:=|means\b)", after):
+    mention["percent"] = PERCENT_AFTER.match(after) is not None
+    if any(s <= start < e for s, e, _ in scale_spans) or SCALE_KEY_AFTER.match(after):
         return "scale"
     if NEGATED_VALUE.search(before):
         return "negated"
@@ -7657,20 +7707,18 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         if next_word in PROMPT_WORDS:
             return "ignored"
         if not (mention["percent"] or re.fullmatch(r"\W*" + re.escape(token) + r"\W*", reply) or
-                not before.strip(" *_\"'") and re.match(r"\s*[.;,:!-]", after) or
+                not before.strip(" *_\"'") and PUNCTUATION_AFTER.match(after) or
                 next_word in ("confidence", "confident", "sure", "certain", "out", "of") and
                 not next_word == "of" or CONFIDENCE_LABEL.search(before) or
                 previous_word.casefold() in CONFIDENCE_LEAD and (
                     not next_word or next_word in CONFIDENCE_WORDS) or
-                re.search(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\s*$", before, re.IGNORECASE)):
+                RANGE_OPEN_BEFORE.search(before)):
             return "ignored" if not next_word or next_word in CONFIDENCE_WORDS else "other"
-    if re.fullmatch(r"\d{4}", token) and re.search(r"\b(?:in|since|by|from|until|during|"
-                                                    r"of|around|circa)\s*$", before, re.IGNORECASE):
+    if FOUR_DIGITS.fullmatch(token) and YEAR_PREPOSITION_BEFORE.search(before):
         return "other"
     if mention["ordinal"] or any(s <= start < e for s, e in dates) or OTHER_BEFORE.search(before) \
-            or OTHER_AFTER.match(after) or re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", token) \
-            or re.match(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b", after,
-                        re.IGNORECASE):
+            or OTHER_AFTER.match(after) or THOUSANDS_NUMBER.fullmatch(token) \
+            or SCALE_WORD_AFTER.match(after):
         return "other"
     if fraction and decimal_value(fraction.group(1)):
         mention["denominator"] = decimal_value(fraction.group(1))
@@ -7678,17 +7726,15 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS:
         return "other"
-    if re.match(r"\s*%?\s*of\b", after) and not re.match(
-            r"\s*%?\s*of\s+(?:confidence|certainty)\b", after, re.IGNORECASE):
+    if OF_AFTER.match(after) and not OF_CONFIDENCE_AFTER.match(after):
         return "other"
-    if previous_word[:1].isupper() and re.search(r"[\w'-]\s+$", before) and \
+    if previous_word[:1].isupper() and WORD_SPACE_BEFORE.search(before) and \
             previous_word.casefold() not in STOPWORDS and \
-            previous_word.casefold() not in CONFIDENCE_LEAD and not re.search(
-                r"(?:" + _LABELS + r")\W*$", before, re.IGNORECASE) and \
-            not re.search(r"[:=]\s*$", before):
+            previous_word.casefold() not in CONFIDENCE_LEAD and not \
+            LABEL_BEFORE.search(before) and not ASSIGNMENT_BEFORE.search(before):
         return "other"
-    label = re.search(r"\b([^\W\d_][\w'-]*)\s*:\s*$", before)
-    if label and not re.search(r"(?:" + _LABELS + r")\s*:\s*$", before, re.IGNORECASE) and \
+    label = WORD_COLON_BEFORE.search(before)
+    if label and not LABEL_COLON_BEFORE.search(before) and \
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
                 "answer", "value", "verdict", "result", "reply"} and \
             not CORRECTION.search(before[-30:]):
@@ -7719,15 +7765,16 @@ def confidence_mentions(reply, answer=None):
     scale_spans = [(m.start(), m.end(), int(m.group("high"))) for m in SCALE_NOTE.finditer(reply)
                    if (m.group("low"), m.group("high")) in (("0", "100"), ("1", "100"), ("0", "10"),
                                                             ("1", "10"), ("0", "1"), ("1", "5"))
-                   and not re.search(r"\bbetween\s*$", reply[:m.start()], re.IGNORECASE)]
-    dates = [(d["start"], d["end"]) for d in date_mentions(reply) if d["month"] or d["season"]]
+                   and not BETWEEN_BEFORE.search(reply[:m.start()])]
+    dates = [(d["start"], d["end"]) for d in date_mentions(reply, years=False)
+             if d["month"] or d["season"]]
     answer_words = set(folded_words(spelled_numbers_as_digits(prepared_text(answer)))) | set(
         folded_words(prepared_text(answer))) if answer else set()
     mentions = []
     for start, end, kind in _number_spans(reply):
         if kind == "fraction":
             count, parts = _mention(reply, start, end, kind)
-            of_something = re.match(r"\s*of\b(?!\s+(?:confidence|certainty))", reply[end:])
+            of_something = OF_SOMETHING_AFTER.match(reply[end:])
             mentions.append({"value": count, "kind": "other" if of_something else "candidate",
                              "ordinal": False,
                              "percent": False, "denominator": parts, "decimal": False,
@@ -7739,7 +7786,7 @@ def confidence_mentions(reply, answer=None):
         token = reply[start:end]
         mention = {"value": value, "kind": kind, "ordinal": ordinal, "percent": False,
                    "denominator": None, "decimal": kind == "spoken" or "." in token or
-                   re.fullmatch(r"\d+,\d{1,2}", token) is not None, "start": start, "end": end,
+                   DECIMAL_COMMA.fullmatch(token) is not None, "start": start, "end": end,
                    "words": kind != "number"}
         mention["kind"] = _classify_mention(reply, mention, answer_words, scale_spans, dates)
         mentions.append(mention)
@@ -7757,11 +7804,10 @@ def confidence_mentions(reply, answer=None):
 def _statement_about_something_else(before):
     """True when the sentence before a number states a quantity of something other than the
     confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won")."""
-    sentence = re.split(r"[.!?\n;:]\s", before)[-1]
+    sentence = SENTENCE_BREAK.split(before)[-1]
     match = STATEMENT_VERB.search(sentence)
     return bool(match) and match.group("subject").casefold() not in CONFIDENCE_SUBJECTS and \
-        not re.search(r"\b(?:confiden\w*|certain\w*|sure|rate|rating|score|say|give|put|"
-                      r"probability)\b", sentence, re.IGNORECASE)
+        not CONFIDENCE_TALK.search(sentence)
 
 
 def _ranges(reply, mentions):
@@ -7773,8 +7819,8 @@ def _ranges(reply, mentions):
     while index + 1 < len(mentions):
         low, high = mentions[index], mentions[index + 1]
         between = reply[low["end"]:high["start"]]
-        joined = RANGE_JOIN.match(between) and (not re.search(r"\band\b", between) or re.search(
-            r"\b(?:between|from)\s*$", reply[:low["start"]], re.IGNORECASE))
+        joined = RANGE_JOIN.match(between) and (not AND_WORD.search(between) or
+                                                RANGE_OPENER_BEFORE.search(reply[:low["start"]]))
         if not joined or "scale" in (low["kind"], high["kind"]) or \
                 "negated" in (low["kind"], high["kind"]):
             index += 1
@@ -7833,11 +7879,10 @@ def _repeats_answer(reply, answer):
     given = set(folded_words(prepared_text(answer)))
     if said and all(w in given for w in said):
         return True
-    names = {phrase.casefold() for phrase in re.findall(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*",
-                                                        prepared_text(answer))
+    names = {phrase.casefold() for phrase in CAPITALIZED_RUN.findall(prepared_text(answer))
              if phrase.casefold() not in NOT_NAMES}
-    return any(phrase.casefold() in names for phrase in
-               re.findall(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*", reply) if " " in phrase)
+    return any(phrase.casefold() in names for phrase in CAPITALIZED_RUN.findall(reply)
+               if " " in phrase)
 
 
 SENTENCE_STOP = deferred_pattern(r"[.;!?](?:\s|$)")
@@ -7885,7 +7930,9 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     reply = confidence_text(text)
     mentions = confidence_mentions(reply, answer)
     strategy = None
-    corrections = [m for m in CORRECTION.finditer(reply)
+    # a correction needs a candidate before it and one after it: two at least
+    several = sum(n["kind"] == "candidate" for n in mentions) >= 2
+    corrections = [m for m in (CORRECTION.finditer(reply) if several else ())
                    if any(n["start"] >= m.end() and n["kind"] == "candidate" for n in mentions)]
     if corrections and any(n["start"] < corrections[-1].start() and n["kind"] == "candidate"
                            for n in mentions):
@@ -7896,7 +7943,7 @@ def parse_confidence_v2(text, scale="percent", answer=None):
         for mention in labelled:
             mention["kind"] = "candidate"
         mentions = labelled
-        strategy = "json_field" if re.search(r"[{}]", str(text)) else "labelled"
+        strategy = "json_field" if "{" in str(text) or "}" in str(text) else "labelled"
     candidates = [m for m in mentions if m["kind"] == "candidate"]
     values = []
     for mention in candidates:
