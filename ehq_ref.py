@@ -4607,6 +4607,20 @@ ASCII_FORMS = tuple(char for char in map(chr, range(128)) if normalize_apostroph
                     char or char.translate(PUNCTUATION_FORMS) != char)
 
 
+def without_emphasis(text):
+    """text with markdown emphasis and code marks removed (MARKDOWN_INLINE; a text with none
+    of * _ ~ ` is returned as it is)."""
+    if "*" in text or "_" in text or "`" in text or "~" in text:
+        return MARKDOWN_INLINE.sub("", text)
+    return text
+
+
+def may_contain(text, test):
+    """False when an ASCII text, lower-cased, has no match of test (a pattern of lower-case
+    literals, one of which every match of some IGNORECASE pattern holds); True otherwise."""
+    return not text.isascii() or test.search(text.lower()) is not None
+
+
 def prepared_text(text):
     """The answer with one form for apostrophes, quotes, dashes and spaces.
 
@@ -4642,8 +4656,7 @@ def markdown_lines(text):
             line = MARKDOWN_LINE.sub("", line, count=1)
         if "](" in line:
             line = MARKDOWN_LINK.sub(r"\1", line)
-        if "*" in line or "_" in line or "`" in line or "~" in line:
-            line = MARKDOWN_INLINE.sub("", line)
+        line = without_emphasis(line)
         if "|" in line:
             line = line.strip().strip("|").replace("|", " ; ")
         line = line.strip()
@@ -7551,6 +7564,9 @@ SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]
                              r"(?P<part>half|halves|thirds?|quarters?|fifths?)\b|"
                              r"\bfifty[\s-]fifty\b|"
                              r"(?<![\w.])50\s?[/-]\s?50(?![\w.])", re.IGNORECASE)
+# one of these is in every SPOKEN_FRACTION match, "point" in every SPOKEN_DECIMAL match
+FRACTION_TEST = deferred_pattern(r"half|halves|third|quarter|fifth|fifty|50")
+POINT_TEST = deferred_pattern(r"point")
 FRACTION_PARTS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
                   "fifth": 5, "fifths": 5}
 SPOKEN_DECIMAL = deferred_pattern(
@@ -7643,8 +7659,12 @@ def _confidence_result(value=None, strategy=None, reason=None):
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
     quote marks removed, full-width forms folded and every space and dash in one form."""
-    reply = STRUCK.sub(" ", CODE_FENCE.sub(" ", prepared_text(str(text))))
-    reply = MARKDOWN_INLINE.sub("", reply)
+    reply = prepared_text(str(text))
+    if "```" in reply:
+        reply = CODE_FENCE.sub(" ", reply)
+    if "~~" in reply:
+        reply = STRUCK.sub(" ", reply)
+    reply = without_emphasis(reply)
     return reply.replace('"', " ").replace("\u2013", "-").strip()
 
 
@@ -7675,8 +7695,10 @@ def _mention(reply, start, end, kind="number"):
 
 
 def _number_spans(reply):
-    spans = [(m.start(), m.end(), "fraction") for m in SPOKEN_FRACTION.finditer(reply)]
-    spans += [(m.start(), m.end(), "spoken") for m in SPOKEN_DECIMAL.finditer(reply)
+    fractions = SPOKEN_FRACTION.finditer(reply) if may_contain(reply, FRACTION_TEST) else ()
+    spans = [(m.start(), m.end(), "fraction") for m in fractions]
+    decimals = SPOKEN_DECIMAL.finditer(reply) if may_contain(reply, POINT_TEST) else ()
+    spans += [(m.start(), m.end(), "spoken") for m in decimals
               if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
     for match in CONFIDENCE_NUMBER.finditer(reply):
         if not any(s < match.end() and match.start() < e for s, e, _ in spans):
