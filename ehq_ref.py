@@ -6792,6 +6792,29 @@ def is_guess(clause, previous, context):
     return has_expected_candidate(clause, context, strict=strict)
 
 
+TEXT_READINGS_KEPT = 4096  # answers of up to TEXT_READING_MAX_CHARS whose text reading is kept
+TEXT_READING_MAX_CHARS = 1000
+
+
+def answer_text_reading(answer, category):
+    """What reading an answer learns from its text alone (and the category, which decides
+    whether document silence is a role): its clauses (answer_clauses) and, per clause, its
+    pieces with their raw markers (piece_markers). The reading of the last TEXT_READINGS_KEPT
+    short answers is kept: the same answer on another item, epoch or model is read once.
+    Readers share it and never change it."""
+    if len(answer) > TEXT_READING_MAX_CHARS:
+        return _text_reading(answer, category)
+    return _kept_text_reading(answer, category)
+
+
+def _text_reading(answer, category):
+    segments = answer_clauses(prepared_text(answer))
+    return tuple(segments), tuple(piece_markers(segments, category))
+
+
+_kept_text_reading = functools.lru_cache(maxsize=TEXT_READINGS_KEPT)(_text_reading)
+
+
 def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way
@@ -6808,9 +6831,9 @@ def read_answer(answer, item, context=None):
       once the answer says the document is silent.
     """
     context = context or answer_context(item)
-    segments = answer_clauses(prepared_text(answer))
-    clauses = [read_clause(clause, context, scanned)
-               for clause, scanned in zip(segments, piece_markers(segments, context.category))]
+    segments, scanned = answer_text_reading(answer, context.category)
+    clauses = [read_clause(clause, context, markers)
+               for clause, markers in zip(segments, scanned)]
     facts = set()
     for clause in clauses:
         host = clause["host"]
