@@ -4568,7 +4568,9 @@ def _parse_probability(text):
 #
 # The lexicons are declared once (CLAUSE_ROLES, ANSWER_CUES) and scanned by a Lexicon: the
 # same matches as one alternation of the patterns, found fast (a literal-key prefilter, then
-# only the patterns that can match, each without its leading \b).
+# only the patterns that can match, each without its leading \b). What segmenting and
+# scanning learn from an answer's text alone is kept for recent answers (answer_text_reading):
+# an answer repeated on another item, epoch or model is segmented and scanned once.
 #
 # Gold matching compares values as values (numbers in words, separators, scales, currency,
 # units, percentages, ordinals, dates, scores, signs and directions) and names as a judge does
