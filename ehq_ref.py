@@ -145,6 +145,7 @@ signal = _Deferred("signal", "signal")
 socket = _Deferred("socket", "socket")
 ssl = _Deferred("ssl", "ssl")
 statistics = _Deferred("statistics", "statistics")
+subprocess = _Deferred("subprocess", "subprocess")
 tempfile = _Deferred("tempfile", "tempfile")
 urllib_parse = _Deferred("urllib.parse", "urllib_parse")
 urllib_request = _Deferred("urllib.request", "urllib_request")
@@ -4228,6 +4229,23 @@ def selection_manifest(selected):
 DEFAULT_CLASSIFIER = "ehq-1.1.4"  # the default of classify(); runs headline HEADLINE_CLASSIFIER
 
 
+# --- Built once, on first use --------------------------------------------------------------
+
+def built_once(function):
+    """``function()`` computed on its first call and kept, exactly once even when several worker
+    threads ask at the same moment (functools.lru_cache would let each of them build it)."""
+    lock, kept = threading.Lock(), []
+
+    @functools.wraps(function)
+    def once():
+        if not kept:
+            with lock:
+                if not kept:
+                    kept.append(function())
+        return kept[0]
+    return once
+
+
 # --- Reading text: apostrophes, clauses, the month May ---------------------------------
 
 MONTH_MAY_AFTER = re.compile(r"^\s+\d")
@@ -4582,8 +4600,9 @@ def _parse_probability(text):
 # Confidence replies are read for the value a person reads, or null with the reason a person
 # would give (parse_confidence_v2). Decisions: a range is read as its midpoint; a decimal
 # strictly between 0 and 1 is a probability on either scale (on the percent scale the integers
-# 0 and 1 are percent); values are exact decimals (float(Decimal(n) / 100)); an empty reply is
-# "no_value".
+# 0 and 1 are percent); on the probability scale a number above 1 is read only when the reply
+# marks it as percent ("85%", "85/100"), else it is out of range ("85"); values are exact
+# decimals (float(Decimal(n) / 100)); an empty reply is "no_value".
 
 CLASSIFIER_V2 = "ehq_ref-2"
 
@@ -4601,6 +4620,10 @@ MARKDOWN_INLINE = deferred_pattern(r"\*\*|__|~~|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(
 MARKDOWN_LINK = deferred_pattern(r"\[([^\]\n]+)\]\([^)\n]*\)")
 MARKDOWN_RULE = deferred_pattern(r"^\s*(?:[-*_=]\s*){3,}$|^\s*\|?\s*:?-{3,}")
 THINK_BLOCK = deferred_pattern(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# The capital letters a name may begin with, as the body of a regular-expression class: ASCII
+# and the Latin, Greek and Cyrillic capitals ("Åre", "Øresund", "Čakovec",
+# "Αθήνα" and "Москва" are names as "Oslo" is).
+CAPITALS = "A-Z" + "".join(char for char in map(chr, range(0xC0, 0x530)) if char.isupper())
 
 
 # The ASCII characters the two tables change ("`", tab, carriage return): an ASCII text
@@ -4639,11 +4662,22 @@ def prepared_text(text):
     return text
 
 
+# A markdown heading that names what the lines under it are: the answer, or background to it
+# (answering_clause weighs them).
+SECTION_HEADINGS = {"answer": "answer", "the answer": "answer", "short answer": "answer",
+                    "final answer": "answer", "my answer": "answer", "context": "background",
+                    "background": "background", "details": "background",
+                    "explanation": "background", "notes": "background", "note": "background",
+                    "reasoning": "background", "additional context": "background",
+                    "more detail": "background", "sources": "background"}
+
+
 def markdown_lines(text):
-    """(line, is_blockquote) pairs with headings, bullets, emphasis, links and table rules
-    stripped; a table's header row (the row above its |---| rule) is dropped."""
+    """(line, is_blockquote, section) triples with headings, bullets, emphasis, links and
+    table rules stripped; a table's header row (the row above its |---| rule) is dropped.
+    section is what the heading above the line names it (SECTION_HEADINGS), else None."""
     raw_lines = text.split("\n")
-    lines = []
+    lines, section = [], None
     for number, raw in enumerate(raw_lines):
         line = raw.strip()
         if not line:
@@ -4654,6 +4688,7 @@ def markdown_lines(text):
         if "|" in line and number + 1 < len(raw_lines) and "-" in raw_lines[number + 1] and \
                 MARKDOWN_RULE.match(raw_lines[number + 1]):
             continue
+        heading = first == "#"
         if first in "#>-*+\u20220123456789":
             line = MARKDOWN_LINE.sub("", line, count=1)
         if "](" in line:
@@ -4662,9 +4697,56 @@ def markdown_lines(text):
         if "|" in line:
             line = line.strip().strip("|").replace("|", " ; ")
         line = line.strip()
+        if heading:
+            section = SECTION_HEADINGS.get(line.casefold().rstrip(" :"))
         if line:
-            lines.append((line, first == ">"))
+            lines.append((line, first == ">", section))
     return lines
+
+
+# An answer that is one JSON object, bare or in a code fence, is read as its fields
+# (fields_as_text); a field named in QUALIFIER_KEYS qualifies the answer instead of giving one.
+JSON_ANSWER = deferred_pattern(r"^\s*(?:```(?:json)?\s*)?(\{.*\})\s*(?:```)?\s*$", re.DOTALL)
+QUALIFIER_KEYS = frozenset(("confidence", "certainty", "confidence_level", "certainty_level"))
+
+
+def fields_as_text(answer):
+    """A JSON object answer as lines of text, one per field: a string is a clause, a number
+    or true/false is "key: value", null gives nothing (no content); lists and nested objects
+    are read the same way. A qualifier field (QUALIFIER_KEYS) in words is an aside of the
+    line before it ("1200 (confidence: low)"); as a number it is a stated confidence, not
+    content, and is left out. Any other answer, or JSON that does not parse, is returned as
+    it is."""
+    match = JSON_ANSWER.match(answer) if "{" in answer else None
+    if match is None:
+        return answer
+    try:
+        fields = loads_strict(match.group(1))
+    except InputError:
+        return answer
+    lines = []
+
+    def read(key, value):
+        if isinstance(value, dict):
+            for inner, item in value.items():
+                read(inner, item)
+        elif isinstance(value, list):
+            for item in value:
+                read(key, item)
+        elif str(key).casefold() in QUALIFIER_KEYS:
+            if isinstance(value, str) and lines:
+                lines[-1] += f" ({key}: {value})"
+            elif isinstance(value, str):
+                lines.append(f"{key}: {value}")
+        elif isinstance(value, str):
+            lines.append(value)
+        elif isinstance(value, bool):
+            lines.append(f"{key}: {'yes' if value else 'no'}")
+        elif value is not None:
+            lines.append(f"{key}: {value}")
+
+    read("answer", fields)
+    return "\n".join(lines)
 
 
 # --- ehq_ref-2: Segmentation -----------------------------------------------------------
@@ -4677,8 +4759,8 @@ CLAUSE_BOUNDARY = deferred_pattern(
     r"(?P<stop>[.!?][\"')\]]*\s+)"
     r"|(?P<semicolon>\s*;\s*)"
     r"|(?P<dash>\s+\u2014\s+|\s*--\s*|(?<=[^\d\s])\s+[\u2013-]\s+|\s+[\u2013-]\s+(?=[^\d\s]))"
-    r"|(?P<but>,?\s+(?i:\bbut\b)\s+)"
-    r"|(?P<though>,\s+(?=(?i:though|although|however|yet|whereas|albeit|while)\b)"
+    r"|(?P<but>,?\s+(?i:\bbut\b)\s+|,\s+(?=(?i:however|yet)\b))"
+    r"|(?P<though>,\s+(?=(?i:though|although|whereas|albeit|while)\b)"
     r"|\s+(?=(?i:although|though)\s))")
 # Where a CLAUSE_BOUNDARY can start: a stop mark before closing marks and a space, ";", "--",
 # ", " or a space before a space, ";", a dash, "but" or "though" (tried first: most places
@@ -4712,8 +4794,9 @@ def _sentence_end_is_abbreviation(text, position):
 def clause_boundaries(text):
     """(start, end, kind) of every clause boundary in text, left to right, not overlapping:
     a stop (after ".", "!" or "?": closing quotes or brackets and spaces), a semicolon, a
-    dash, "but" or ", though/although/however/yet/whereas/albeit" (CLAUSE_BOUNDARY, tried
-    only where BOUNDARY_START finds a place it can start)."""
+    dash, "but" or ", however/yet" (kind but: the main point follows) or ", though/although/
+    whereas/albeit/while" (kind though: a concession follows) (CLAUSE_BOUNDARY, tried only
+    where BOUNDARY_START finds a place it can start)."""
     found, position = [], 0
     starts, boundary = BOUNDARY_START.search, CLAUSE_BOUNDARY.match
     while True:
@@ -4772,20 +4855,22 @@ def _clean_piece(piece):
 
 
 def answer_clauses(text):
-    """The clauses of a prepared answer as dicts {text, kind, joined, host}.
+    """The clauses of a prepared answer as dicts {text, kind, joined, host, section}.
 
     kind is "plain", "quote" (a quoted span of at least MIN_QUOTE_WORDS words, one holding
     [REDACTED], or a blockquote line) or "aside" (a parenthetical); an inset becomes its own
     clause after the clause that holds it (host). joined names the boundary before the
     clause: line, stop, semicolon, dash, but, though, aside or quote. Boundaries: lines
     (markdown list items, table cells, headings), sentence ends (not after abbreviations or
-    initials), ";", an em dash or spaced dash, "but", ", though/although/however/yet".
-    Shorter quotes (titles, names) stay in place.
+    initials), ";", an em dash or spaced dash, "but", ", however/yet", ", though/although".
+    Shorter quotes (titles, names) stay in place. section: what the markdown heading above
+    the clause names it (markdown_lines), else None.
     """
     clauses = []
-    for line, blockquote in markdown_lines(text):
+    for line, blockquote, section in markdown_lines(text):
         if blockquote:
-            clauses.append({"text": line, "kind": "quote", "joined": "line", "host": None})
+            clauses.append({"text": line, "kind": "quote", "joined": "line", "host": None,
+                            "section": section})
             continue
         insets = []
 
@@ -4811,7 +4896,8 @@ def answer_clauses(text):
             host = None
             if cleaned:
                 clauses.append({"text": cleaned, "kind": "plain", "joined": joined, "host": None,
-                                "lead_in": piece.rstrip().endswith(":")})
+                                "lead_in": piece.replace(INSET_MARK, "").rstrip().endswith(":"),
+                                "section": section})
                 host = len(clauses) - 1
             for _ in range(held):
                 inner, kind = next(queue)
@@ -4854,9 +4940,106 @@ _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|fil
           r"writer|band|album|song|species|theorem|effect|society|lake|river|pass|mountain|"
           r"bank|cooperative|politician|footballer|player|athlete|ship|building|institution|"
           r"university|prize|award|party|law|act|treaty|event)")
+_STATED_CONFIDENCE = r"(?:confidence|certainty)(?: level)?"
+_LOW_CONFIDENCE = r"(?:low|medium|moderate|limited)"
 _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:that|this|the) "
           r"name|of (?:that|this|the) name|under (?:that|this|the) name|attributed to|"
           r"had (?:that|this|the) name|bore (?:that|this|the) name)")
+
+# The commonest abstention and hedge forms of other languages: a small declared marker table
+# (not a translation). Per language: its commonest function words (a clause holding one is
+# read in that language: it writes thousands with a dot, "82.500") and the patterns of the
+# roles it has forms for ("I don't know", "I have no information", "the document does not
+# state", "I'm not sure", "I think"); CLAUSE_ROLES takes them in after its own.
+OTHER_LANGUAGES = (
+    ("de", "und nicht ist sind wurde wurden zum zur für auf bei nach über ich eine einen dem "
+           "sich etwa rund kamen waren", {
+        "document_silence": (
+            r"\b(?:das |der |die )?(?:dokument|text|bericht|artikel|mitteilung|quelle)\w* "
+            r"(?:nennt|erwähnt|gibt|sagt|enthält|zeigt|beziffert|verrät)\b(?: [\w-]+){0,6}? "
+            r"(?:nicht|keine?n?)\b",
+            r"\b(?:nicht|nirgends) (?:angegeben|genannt|erwähnt|enthalten|beziffert)\b",
+            r"\b(?:geschwärzt|unkenntlich gemacht|zensiert)\b"),
+        "knowledge_limit": (
+            r"\bich wei(?:ß|ss) (?:es |das )?nicht\b",
+            r"\bich habe keine (?:informationen|angaben|daten|ahnung|kenntnis)\b",
+            r"\bkeine ahnung\b", r"\bich kann (?:es |das )?nicht (?:sagen|beantworten)\b",
+            r"\bmir (?:liegen|sind) keine (?:informationen|angaben|daten)\b"),
+        "doubt": (r"\b(?:ich bin )?(?:mir )?nicht (?:ganz |völlig )?sicher\b",),
+        "uncertainty": (r"\bich (?:glaube|denke|vermute|schätze)\b",
+                        r"\b(?:vielleicht|wahrscheinlich|vermutlich|möglicherweise)\b"),
+    }),
+    ("fr", "sont je nous pas dans pour une avec mais était ont qui cette environ été", {
+        "document_silence": (
+            r"\bne (?:précise|mentionne|donne|indique|dit|fournit|révèle|contient) pas\b",
+            r"\b(?:n'est|ne sont) pas (?:précisée?s?|mentionnée?s?|indiquée?s?|donnée?s?)",
+            r"\b(?:caviardée?s?|masquée?s?|censurée?s?|expurgée?s?)\b"),
+        "knowledge_limit": (
+            r"\bje ne (?:le )?sais pas\b",
+            r"\bje n'ai (?:aucune |pas d')(?:information|idée|donnée|renseignement)s?\b",
+            r"\baucune idée\b", r"\bje ne (?:peux|saurais) pas (?:le )?(?:dire|répondre)\b"),
+        "doubt": (r"\b(?:je ne suis )?pas (?:tout à fait |très |vraiment )?(?:sûre?|"
+                  r"certaine?)\b",),
+        "uncertainty": (r"\bje (?:crois|pense|suppose)\b", r"\b(?:peut-être|probablement)\b",
+                        r"\bil me semble\b"),
+    }),
+    ("es", "que una para pero fue está tiene muy unos hubo alrededor aproximadamente", {
+        "document_silence": (
+            r"\bno (?:menciona|indica|especifica|proporciona|incluye|revela|precisa)\b",
+            r"\bno se (?:menciona|indica|especifica|dice|precisa)\b",
+            r"\b(?:documento|texto|informe|artículo|comunicado) no (?:dice|da)\b",
+            r"\b(?:censurad|ocultad|tachad|omitid)[oa]s?\b"),
+        "knowledge_limit": (
+            r"\bno lo sé\b", r"\bno sé\b",
+            r"\bno tengo (?:ninguna |suficiente )?(?:información|informacion|datos|idea|"
+            r"constancia|registros?)\b",
+            r"\bni idea\b", r"\bno puedo (?:decir|responder|saber)(?:lo)?\b"),
+        "doubt": (r"\bno estoy (?:del todo |muy )?(?:segur|ciert)[oa]\b",),
+        "uncertainty": (r"\b(?:creo|pienso|supongo)\b", r"\b(?:quizás?|probablemente|"
+                        r"posiblemente|tal vez)\b", r"\bme parece\b"),
+    }),
+    ("it", "che sono della gli è non una erano furono alla nel", {
+        "document_silence": (
+            r"\bnon (?:menziona|indica|specifica|riporta|fornisce|precisa)\b",
+            r"\bnon (?:è|viene) (?:indicat|specificat|menzionat|riportat)[oaie]\b",
+            r"\b(?:oscurat|omess|censurat)[oaie]\b"),
+        "knowledge_limit": (
+            r"\bnon (?:lo )?so\b",
+            r"\bnon ho (?:alcuna |nessuna )?(?:informazioni|informazione|dati|idea)\b",
+            r"\bnon posso (?:dire|rispondere)\b"),
+        "doubt": (r"\bnon sono (?:del tutto |molto )?(?:sicur|cert)[oa]\b",),
+        "uncertainty": (r"\bcredo (?:che|sia|di)\b", r"^\W*credo[^\w\n]*$",
+                        r"\b(?:penso|suppongo)\b", r"\b(?:forse|probabilmente)\b",
+                        r"\bmi sembra\b"),
+    }),
+    ("pt", "não são uma foi está cerca eram estiveram pelo", {
+        "document_silence": (
+            r"\bnão (?:menciona|indica|diz|especifica|informa|fornece|revela)\b",
+            r"\bnão (?:é|foi) (?:indicad|especificad|mencionad|informad)[oa]\b",
+            r"\b(?:ocultad|omitid|censurad|tarjad)[oa]s?\b"),
+        "knowledge_limit": (
+            r"\bnão sei\b",
+            r"\bnão tenho (?:nenhuma )?(?:informações|informação|dados|ideia)\b",
+            r"\bnão posso (?:dizer|responder)\b"),
+        "doubt": (r"\bnão tenho certeza\b", r"\bnão estou (?:segur|cert)[oa]\b"),
+        "uncertainty": (r"\b(?:acho|creio|suponho)\b", r"\b(?:talvez|provavelmente|"
+                        r"possivelmente)\b"),
+    }),
+)
+OTHER_LANGUAGE_WORDS = frozenset(word for _, words, _ in OTHER_LANGUAGES for word in words.split())
+OTHER_LANGUAGE_WORD = deferred_pattern(r"(?<![\w'-])(?:" + "|".join(sorted(
+    OTHER_LANGUAGE_WORDS, key=len, reverse=True)) + r")(?![\w'-])", re.IGNORECASE)
+
+
+def in_other_language(text):
+    """True when text holds a function word of OTHER_LANGUAGES (it is not English)."""
+    return OTHER_LANGUAGE_WORD.search(text) is not None
+
+
+def other_language_markers(role):
+    """The patterns of one role in every language of OTHER_LANGUAGES, in the table's order."""
+    return tuple(pattern for _, _, roles in OTHER_LANGUAGES for pattern in roles.get(role, ()))
+
 
 # Roles in priority order: when a clause holds markers of several roles, the first wins.
 # Forward roles (premise_rejection, document_silence, refusal, knowledge_limit) decline to
@@ -4888,7 +5071,11 @@ CLAUSE_ROLES = (
         r"\b(?:is|are|was|were|be|appears? to be|seems? to be|likely|probably|possibly|may be|"
         r"might be|could be|sounds? like|looks? like)(?: an?| the)?(?: entirely| completely|"
         r" purely| wholly| likely| probably| simply| almost certainly)? " + _FICTION,
-        r"\b(?:sounds?|seems?|appears?|looks?) " + _FICTION,
+        r"\b(?:sounds?|seems?|appears?|looks?|reads?) " + _FICTION,
+        r"\b(?:built|based|founded|centred|centered|resting|premised|constructed) (?:on|around|"
+        r"upon) (?:an? |the |some )?(?:[\w-]+ )?" + _FICTION,
+        r"\bthere(?:'s| is| was| are| were) no (?:[\w'-]+ ){1,6}?(?:that |which )?(?:i (?:know|"
+        r"knew) of|i(?:'m| am) aware of)\b",
         r"\b(?:the |your |this )?(?:question's |question )?premise(?: of (?:the|your|this) "
         r"question)? (?:itself )?(?:seems|appears|is|may be|might be|looks|sounds)(?: to be)? "
         r"(?:mistaken|false|incorrect|flawed|wrong|faulty|erroneous|inaccurate|off|invalid)\b",
@@ -4935,9 +5122,10 @@ CLAUSE_ROLES = (
         r"statement|data|reference|number|amount|date|value|name)\b",
         r"\bno (?:mention|indication|statement|specific (?:figure|amount|date|number|value|"
         r"name)) (?:of|about|regarding|on|is|as to)\b",
-        r"\bno [\w-]+(?: [\w-]+){0,3} (?:appears|is (?:given|stated|mentioned|provided|listed|"
+        r"\bno [\w-]+(?: [\w-]+){0,6}? (?:appears|is (?:given|stated|mentioned|provided|listed|"
         r"shown|there)|is in)\b",
-        r"\bno [\w-]+(?: [\w-]+){0,3} (?:in|within|anywhere in) (?:the|this) " + _DOC + r"\b",
+        r"\bno [\w-]+(?: [\w-]+){0,8}? (?:in|within|anywhere in|anywhere within) (?:the|this) "
+        + _DOC + r"\b",
         r"\b(?:is|are|was|were) (?:missing|absent|not there|not present|not included|gone)\b",
         r"\b(?:isn't|is not|aren't|are not|wasn't) (?:there|present|in there)\b",
         r"\b(?:only|merely|just) (?:says|states|mentions|notes|gives|tells|indicates|refers|"
@@ -4963,15 +5151,16 @@ CLAUSE_ROLES = (
         r"^\W*not (?:the|its|their|his|her|any|an?|how|what|which|who|when|where|whether)\b",
         r"\b(?:gives|states|provides|offers|mentions|lists|names|shows|contains|includes|"
         r"specifies|has) no\b",
-    )),
+    ) + other_language_markers("document_silence")),
     ("refusal", (
         r"\bsorry,? (?:but )?i (?:can't|cannot|cant|can not|am unable to|'m unable to|won't|"
         r"will not|am not able to|'m not able to) (?:help|assist|answer|provide|do)\b",
         r"\bi (?:can't|cannot|won't|will not|am unable to) (?:help|assist) (?:with|you)\b",
         r"\bi(?:'d| would) (?:rather|prefer) not (?:to )?(?:guess|speculate|answer|say|invent|"
-        r"make (?:something|one|it|things|up)|fabricate|hazard)\b",
-        r"\bi (?:don't|do not|won't|will not|shouldn't|should not) (?:want to |wish to |like to )?"
-        r"(?:guess|speculate|make (?:something|things|it) up|invent|fabricate)\b",
+        r"make (?:something|one|it|things|up)|fabricate|hazard|comment|discuss|go into|weigh in)\b",
+        r"\bi(?: don't| do not| won't| will not| shouldn't| should not|'m not going to| am not "
+        r"going to) (?:want to |wish to |like to )?(?:guess|speculate|make (?:something|things|it|"
+        r"anything) up|make up|invent|fabricate|comment|discuss)\b",
         r"\b(?:rather than|instead of) (?:guess|guessing|speculat\w+|invent\w*|mak\w+ (?:something"
         r"|things|it) up)\b",
         r"\b(?:can(?:not|'t)|won't|will not|shouldn't|should not|wouldn't|would not) "
@@ -4997,11 +5186,14 @@ CLAUSE_ROLES = (
         r"\bi(?:'m| am| was)? not (?:aware|familiar)\b",
         r"\bnot (?:aware|familiar) (?:of|with)\b",
         r"\bi (?:don't|do not) (?:recogni[sz]e|recall|remember)\b",
-        r"\bi (?:have|'ve) (?:never|not) (?:heard|come across|encountered|seen|found)\b",
+        r"\bi(?:(?: have|'ve| had|'d) (?:never|not)| haven't| hadn't| never) (?:heard|"
+        r"come across|encountered|seen|found)\b",
+        r"\bi " + _DONT + r" have (?:[\w'-]+ ){0,3}?(?:memori[sz]ed|to hand|on hand|at hand|"
+        r"in (?:my )?memory|off the top of my head)",
         r"\bi " + _CANT + r" (?:(?:reliably|confidently|definitively|accurately) )?"
         r"(?:find|locate|identify|determine|answer|tell|say|provide|give|access|know|recall|"
         r"remember|pinpoint|offer|retrieve|look up|speak to|trace|name|point to|state|place|"
-        r"report|supply)\b",
+        r"report|supply|match|attribute)\b",
         r"^\W*(?:can(?:'t|not)|could(?:n't| not)|unable to) (?:tell|say|determine|answer|find|"
         r"know|give)\b",
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not|nothing|nobody|none|no) (?:[\w'-]+ ){0,3}"
@@ -5030,7 +5222,7 @@ CLAUSE_ROLES = (
         r"\bthere (?:is|are|was|were)(?:n't| not| no) (?:any )?(?:reliable |public |available |"
         r"verifiable |publicly available )?(?:information|info|data|details|records?)\b",
         r"\bcan(?:not|'t| ?not) be (?:determined|answered|known|established|ascertained|"
-        r"inferred|said)\b",
+        r"inferred|said|reconstructed|calculated|derived|deduced|worked out|pinned down)\b",
         r"\b(?:there(?:'s| is) no way|(?:it(?:'s| is) )?impossible) (?:for me )?to (?:know|tell|"
         r"determine|say|answer)\b",
         r"\bnot something (?:that )?i (?:have|know|can|remember|recall|could)\b",
@@ -5078,7 +5270,7 @@ CLAUSE_ROLES = (
         r"\bnothing (?:comes|came|turns|turned) up\b",
         r"\b(?:i )?(?:can(?:not|'t)|could(?:n't| not)) (?:find|locate|identify)\b",
         r"\bi(?:'m| am) (?:afraid|sorry)(?:,)? (?:i|but i) (?:don't|do not|can't|cannot)\b",
-    )),
+    ) + other_language_markers("knowledge_limit")),
     ("impersonal_limit", (
         r"\b(?:is|are|was|were|remains?|remained) (?:currently |still |publicly |largely )?"
         r"(?:unknown|not known|not (?:publicly )?(?:documented|recorded|available)|"
@@ -5110,12 +5302,14 @@ CLAUSE_ROLES = (
         r"\bnot (?:yet |been |officially |independently |fully |publicly )*(?:confirmed|verified)"
         r"\b",
         r"\b(?:unconfirmed|unverified|uncorroborated)\b",
-    )),
+    ) + other_language_markers("doubt")),
     ("uncertainty", (
         r"\bi(?:'m| am) (?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|"
         r"almost|nearly) (?:sure|certain|confident|positive)\b",
         r"\b(?:perhaps|possibly|probably|presumably|maybe|conceivably|plausibly|supposedly|"
-        r"allegedly|reportedly|apparently|seemingly|tentatively|purportedly|ostensibly)\b",
+        r"allegedly|reportedly|apparently|seemingly|tentatively|purportedly|ostensibly|"
+        r"unofficially|provisionally)\b(?! you(?:'re| are)? (?:thinking|referring|mean|meant|"
+        r"have in mind))",
         r"\b(?:most |quite |very |more than |highly )?(?:un)?likely\b(?! to (?!have\b|be\b)\w)",
         r"\bin all likelihood\b", r"\bchances are\b", r"\bthe odds are\b",
         r"\bi (?:think|believe|guess|suspect|assume|reckon|imagine|presume|estimate|gather|"
@@ -5147,7 +5341,9 @@ CLAUSE_ROLES = (
         r"\b(?:don't|do not) hold me to (?:it|that|this|the)\b", r"\bgrain of salt\b",
         r"\bpinch of salt\b",
         r"\btreat (?:it|this|that) with caution\b",
-        r"\bas far as i (?:know|can tell|remember|recall|am aware|'m aware|can recall)\b",
+        r"\bas far as i (?:know|can tell|remember|recall|am aware|'m aware|can recall|"
+        r"(?:can )?(?:infer|gather|judge|work out|make out))\b",
+        r"\bfrom what i (?:can )?(?:gather|infer|tell|recall|remember|understand|work out)\b",
         r"\bto (?:the best of )?my (?:knowledge|recollection|memory)\b",
         r"\bmay (?:well |also |possibly |actually |perhaps |even |once )?(?:be|have)\b",
         r"\bmay not (?:be|have)\b",
@@ -5161,7 +5357,10 @@ CLAUSE_ROLES = (
         r"\b",
         r"\b(?:seems?|seemed|appears?|appeared) to (?:be|have|refer|indicate|suggest|show)\b",
         r"\b(?:it|this|that|there) (?:seems|appears|would seem|would appear)(?= that\b| to\b|"
-        r" as if\b| as though\b| likely\b| probable\b|,|\.|$)",
+        r" as if\b| as though\b| likely\b| probable\b|,|\.|$| (?:the|an?|he|she|they|it|its|"
+        r"his|her|their|this|these|those|there|we|i)\b)",
+        r"\b(?:could|might|would|may|can) (?:it|that|this|the answer|he|she|they) (?:perhaps |"
+        r"possibly |maybe |well |also )?(?:be|have been)\b",
         r"\b(?:it|this|that) looks like\b",
         r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm|check (?:this|that|it|the))\b",
         r"\b(?:you )?(?:may|might|should|could|would|will) (?:want|wish|need) to "
@@ -5175,6 +5374,9 @@ CLAUSE_ROLES = (
         r"supposed|presumed|understood|said) to (?:be|have)\b",
         r"\bnot (?:100%|100 percent|one hundred percent)\b",
         r"\b(?:low|moderate|limited|some|medium) (?:confidence|certainty)\b",
+        r"\b" + _STATED_CONFIDENCE + r"(?: is| was)? " + _LOW_CONFIDENCE + r"\b",
+        r"^\W*(?:(?:it's|it is|that's|this is|honestly|roughly|basically|pretty much|really)"
+        r"[^\w\n]+)*(?:an? )?(?:\w+ )?(?:coin[- ]?(?:flip|toss)|toss-up|fifty-fifty)\b",
         r"\b(?:or so|or thereabouts|give or take)\b",
         r"\bsomething like\b", r"\bsome(?:where|time) (?:around|in|between|near)\b",
         r"\bmy (?:information|knowledge|data|memory) (?:may|might|could) be (?:outdated|"
@@ -5186,7 +5388,7 @@ CLAUSE_ROLES = (
         r"\b(?:^|\()\W*(?:an? )?(?:rough |best |my )?estimate[ds]?\W*(?:$|;|\))",
         r"\b(?:rough|ballpark) (?:estimate|figure)\b", r"\bpoints? towards?\b",
         r"\bi(?:'m| am) guessing\b", r"\bit has that feel\b", r"\bjudging by\b",
-    )),
+    ) + other_language_markers("uncertainty")),
     ("meta", (
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
@@ -5222,6 +5424,8 @@ CLAUSE_ROLES = (
         r"asking)|can (?:provide|share|give|tell)|have (?:more|additional|any|a)|could (?:provide|"
         r"share|give|tell)|need)\b",
         r"\b(?:could|can) you (?:provide|share|clarify|give|tell)\b",
+        r"\bi(?:'d| would) (?:like|want|need) to (?:be sure|make sure|confirm|check|clarify|"
+        r"know)\b", r"\bbefore i (?:answer|respond|reply|guess|go further)\b",
         r"\bplease (?:provide|share|clarify)\b", r"\blet me know\b", r"\bfeel free\b",
         r"\bhappy to (?:help|look)\b", r"\bi(?:'d| would| will|'ll) be happy\b",
         r"\bi (?:can|could|will|'ll) (?:try to )?help\b", r"\bhope (?:this|that) (?:helps|is)\b",
@@ -5246,7 +5450,7 @@ TITLE_CASE_ROLES = HEDGING_ROLES + ("meta",)  # a capitalized word in them marks
 ROLE_ORDER = tuple(role for role, _ in CLAUSE_ROLES) + ("content",)
 
 
-@functools.lru_cache(maxsize=1)
+@built_once
 def clause_marker_alternation():
     """The one alternation of every clause marker (named group = role): the reference
     semantics clause_lexicon() reproduces fast (tests compare the two)."""
@@ -5268,9 +5472,13 @@ BARE_SILENCE = deferred_pattern(
     r"disclosed|included|indicated|revealed|available|listed|shown|said)(?: in (?:the )?\w+)?"
     r"\W*$|^\W*(?:unspecified|undisclosed|unstated|unmentioned|redacted|withheld)\W*$",
     re.IGNORECASE)
-# One test a clause must pass before the four bare forms above are tried one by one.
+# A stated low confidence as a label ("confidence: low"; a colon parts pieces, so the
+# uncertainty marker for "confidence low" cannot see it).
+BARE_LOW_CONFIDENCE = deferred_pattern(r"^\W*" + _STATED_CONFIDENCE + r"\s*:\s*"
+                                       + _LOW_CONFIDENCE + r"\W*$", re.IGNORECASE)
+# One test a clause must pass before the bare forms above are tried one by one.
 BARE_CLAUSE = deferred_pattern("|".join(f"(?:{bare.pattern})" for bare in (
-    BARE_REFUSAL, BARE_LIMIT, BARE_NONE, BARE_SILENCE)), re.IGNORECASE)
+    BARE_REFUSAL, BARE_LIMIT, BARE_NONE, BARE_SILENCE, BARE_LOW_CONFIDENCE)), re.IGNORECASE)
 BARE_NONE_QUANTITY = deferred_pattern(r"^\W*(?:none|nothing|zero)\W*$", re.IGNORECASE)
 YESNO_WORD = deferred_pattern(r"\b(?:yes|no|not|never|did|was|were|is|are|does|had|has)\b|n't\b",
                         re.IGNORECASE)
@@ -5278,14 +5486,23 @@ WORD_CHARACTER = deferred_pattern(r"\w")
 
 # After an abstention, speculation about whether the entity exists, what kind of thing it might
 # be, or what the asker might mean is not an answer.
-SPECULATION = deferred_pattern(
-    r"\bif (?:(?:it|this|that|they|he|she|such an? \w+|so)|(?:the |this )?[\w' -]{2,40}?) "
-    r"(?:is|was|were|are|does|did|do|really|actually|indeed)(?:n't)? (?:\w+ )?(?:real|exists?|"
-    r"existed|genuine|a real|in fact)\b"
+_IF_REAL = (
+    r"\bif (?:(?:it|this|that|they|he|she|such an? \w+|so)|(?:the |this )?[\w' -]{2,40}?)"
+    r"(?:'s| is| was| were| are| does| did| do| really| actually| indeed)(?:n't)? (?:\w+ )?"
+    r"(?:real|exists?|existed|genuine|a real|in fact)\b"
     r"|\bif (?:such|an?|the) [\w -]{2,30}? (?:exists?|existed|was (?:made|held|proposed|"
     r"passed)|took place|happened)\b"
     r"|\b(?:assuming|supposing|provided) (?:that )?(?:it|this|such|the \w+|they|he|she)"
     r"[\w ]{0,20}? (?:exists?|is real|existed)\b"
+    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b")
+_NAME_GARBLED = (r"\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|"
+                 r"garbled|wrong|incorrect|mistaken|a variant|confused|mangled|differ\w*")
+_LITTLE_KNOWN = (r"(?:newly|recently|new|brand-new|proprietary|obscure|small|private|local|"
+                 r"regional|minor|niche|little-known|lesser-known|unpublished|self-published|"
+                 r"experimental|in-house)")
+SPECULATION = deferred_pattern(
+    _IF_REAL + r"|\bif (?:it|this|that|they|he|she|[\w' -]{2,40}?)(?:'s| is| was) (?:an? |the )?"
+    r"(?:[\w-]+ (?:or|and) )?" + _LITTLE_KNOWN + r"\b"
     r"|\b(?:may|might|could|possibly|perhaps|probably|likely|maybe) (?:simply |just |well |"
     r"also |instead )?(?:be|have been|refer to|be referring to|be confused with|be a "
     r"(?:mix-?up|confusion)) (?:an? |the )?(?:very |quite |fairly |relatively |rather )?(?:[\w-]+ )"
@@ -5296,35 +5513,26 @@ SPECULATION = deferred_pattern(
     r"similar|related|unrelated|very recent|brand-new|startup|start-up|independent|"
     r"self-published|amateur|hamlet|discredited|obsolete|outdated|superseded|deprecated|"
     r"archaic|former|trade|synonym|renamed|recent|unpublished|provisional)"
-    r"|\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|garbled|"
-    r"wrong|incorrect|different|mistaken|a variant|confused|mangled|off)\b"
+    r"|" + _NAME_GARBLED + r"|different|off)\b"
     r"|\b(?:was|is|were) (?:an? )?(?:\w+ ){0,2}(?:local|minor|obscure|small|regional|"
     r"little-known|lesser-known|tiny) (?:figure|firm|company|person|business|entity|place|band|"
-    r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b"
-    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b",
+    r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b",
     re.IGNORECASE)
-
-EXISTENCE_SPECULATION = deferred_pattern(
-    r"\bif (?:(?:it|this|that|they|he|she|such an? \w+|so)|(?:the |this )?[\w' -]{2,40}?) "
-    r"(?:is|was|were|are|does|did|do|really|actually|indeed)(?:n't)? (?:\w+ )?(?:real|exists?|"
-    r"existed|genuine|a real|in fact)\b"
-    r"|\bif (?:such|an?|the) [\w -]{2,30}? (?:exists?|existed|was (?:made|held|proposed|"
-    r"passed)|took place|happened)\b"
-    r"|\b(?:assuming|supposing|provided) (?:that )?(?:it|this|such|the \w+|they|he|she)"
-    r"[\w ]{0,20}? (?:exists?|is real|existed)\b"
-    r"|\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|garbled|"
-    r"wrong|incorrect|mistaken|a variant|confused|mangled)\b"
-    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b", re.IGNORECASE)
+# Speculation that is never a guess, whatever candidate it names.
+EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b", re.IGNORECASE)
 
 # Clauses that report what others believe, what came before, or what is usual: not the
-# answering clause, and after an abstention not a guess.
+# answering clause, and after an abstention not a guess. A clause framed as background ("For
+# context, ...") is never a guess, hedged or not (FRAMING_CUE).
+_FRAMING = r"for (?:context|reference|background|comparison)|by comparison|in contrast"
+FRAMING_CUE = deferred_pattern(r"^\W*(?:" + _FRAMING + r")\b", re.IGNORECASE)
 BACKGROUND_CUE = deferred_pattern(
     r"^\W*(?:note|side note|aside|trivia|by the way|btw|p\.?s\.?)\s*:"
     r"|\b(?:is|was|are|were|has|had|have) also\b|^\W*(?:additionally|in addition|moreover|"
     r"furthermore)\b"
-    r"|^\W*(?:for (?:context|reference|background|comparison)|background|previously|formerly|"
+    r"|^\W*(?:" + _FRAMING + r"|background|previously|formerly|(?:up|down) from|"
     r"originally|initially|before (?:that|this|then)|prior to (?:that|this)|earlier|"
-    r"historically|by comparison|in contrast|interestingly|fun fact|note that|"
+    r"historically|interestingly|fun fact|note that|"
     r"(?:it is|it's) (?:often|commonly|widely|sometimes|frequently) (?:said|believed|thought|"
     r"claimed|reported|assumed|cited|stated)|many (?:people|sources)? ?(?:think|believe|"
     r"claim|say|assume)|some (?:sources|people|accounts|reports|historians) (?:say|claim|"
@@ -5785,7 +5993,7 @@ class Lexicon:
         return {name for name, _, _, _ in self.scan(text)}
 
 
-@functools.lru_cache(maxsize=1)
+@built_once
 def clause_lexicon():
     """The Lexicon of CLAUSE_ROLES (built on first use: importing the kit stays fast)."""
     return Lexicon(CLAUSE_ROLES, split=True)
@@ -5868,8 +6076,10 @@ she's isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't woul
 haven't hasn't hadn't mustn't cannot
 """.split())
 _WORD_TOKEN = deferred_pattern(r"[^\W_]+(?:['-][^\W_]+)*")
-_NAME_SEQUENCE = deferred_pattern(r"(?<![\w'-])(?:[A-Z][\w'-]*|\d[\w.,-]*)(?:\s+(?:(?:of|the|de|du|"
-                            r"da|di|del|della|von|van|der|den|la|le|y|and|&)\s+)*[A-Z][\w'-]*)*")
+_NAME_SEQUENCE = deferred_pattern(rf"(?<![\w'-])(?:[{CAPITALS}][\w'-]*|\d[\w.,-]*)(?:\s+(?:(?:of|"
+                                  r"the|de|du|da|di|del|della|von|van|der|den|la|le|y|and|&)\s+)*"
+                                  rf"[{CAPITALS}][\w'-]*)*")
+QUESTION_NAME_WORD = deferred_pattern(rf"(?<=\s)[{CAPITALS}][\w'-]+")
 NOT_NAMES = frozenset("""
 i i'm i've i'd i'll the a an it it's its he she they we you this that these those there here
 in on at by for from of to and but or so if as is was were are be been not no yes my his her
@@ -5898,11 +6108,19 @@ def stem(word):
     return word
 
 
+# Letters that NFKD does not decompose, folded as a reader folds them ("Søndergaard" is
+# "Sondergaard"); after casefold, which writes "ß" as "ss".
+LETTER_FOLDS = str.maketrans({"ø": "o", "æ": "ae", "ł": "l", "đ": "d", "þ": "th", "ð": "d",
+                              "œ": "oe", "ı": "i", "ħ": "h", "ŧ": "t"})
+
+
 def folded_words(text):
-    """Words of text, diacritics folded and case folded (hyphenated words kept whole)."""
+    """Words of text, diacritics and LETTER_FOLDS folded and case folded (hyphenated words
+    kept whole)."""
     if not text.isascii():
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
                        if not unicodedata.combining(ch))
+        return _WORD_TOKEN.findall(text.casefold().translate(LETTER_FOLDS))
     return _WORD_TOKEN.findall(text.casefold())
 
 
@@ -5975,6 +6193,7 @@ QUESTION_KINDS = (
 _QUESTION_KIND = tuple((kind, deferred_pattern(pattern, re.IGNORECASE))
                        for kind, pattern in QUESTION_KINDS)
 QUESTION_UNIT = deferred_pattern(r"\bhow many ([\w'-]+)", re.IGNORECASE)
+NAMED_KINDS = ("place", "name")  # kinds whose pattern ends in the noun asked for
 
 
 @functools.lru_cache(maxsize=8192)
@@ -5995,6 +6214,20 @@ def question_frame(question, entity=""):
     years = frozenset(int(y) for y in re.findall(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)", question))
     unit = QUESTION_UNIT.search(question)
     return kind, stems, prefixes, choice, years, stem(unit.group(1)) if unit else None
+
+
+@functools.lru_cache(maxsize=8192)
+def asked_noun(question):
+    """The stem of the noun a question asks the name of ("medal" in "What medal does the
+    society award?", "river" in "Which river ...?"): the last word of its place or name
+    pattern (QUESTION_KINDS); None for other kinds."""
+    question = prepared_text(question or "")
+    for kind, pattern in _QUESTION_KIND:
+        match = pattern.search(question)
+        if match:
+            word = match.group(0).split()[-1] if kind in NAMED_KINDS else ""
+            return stem(word) if word.isalpha() and word.casefold() != "where" else None
+    return None
 
 
 @functools.lru_cache(maxsize=2048)
@@ -6275,7 +6508,8 @@ QUANTITY_MENTION = deferred_pattern(
     rf"(?P<cur>(?<![\w])(?:{_CURRENCY_SYMBOL})\s?)?"
     r"(?P<sign>(?<![\w.,])[-+])?"
     r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:'\d{3})+(?:\.\d+)?"
-    r"|\d{1,3}(?: \d{3})+(?!\d|[.,]\d|-\w)(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?|\.\d+)"
+    r"|\d{1,3}(?: \d{3})+(?!\d|[.,]\d|-\w)(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d{1,3}(?:\.\d{3}){2,}"
+    r"|\d+(?:\.\d+)?|\.\d+)"
     r"(?P<ord>st|nd|rd|th)?(?![\d])"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|lakh|crore|bn|mn|mln|tn|k|m|b|t)\b)?"
     r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b|pct\b|percentage points?\b|pp\b|bps?\b|"
@@ -6283,19 +6517,23 @@ QUANTITY_MENTION = deferred_pattern(
     rf"(?:\s?(?P<curw>{_CURRENCY_WORD})\b)?"
     rf"(?:\s?(?P<unit>{_UNIT})(?![\w]))?",
     re.IGNORECASE)
+DOT_THOUSANDS = deferred_pattern(r"\d{1,3}(?:\.\d{3})+")
 NEGATIVE_WORD = deferred_pattern(r"\b(?:minus|negative)\s*$", re.IGNORECASE)
 SCORE_MENTION = deferred_pattern(r"(?<![\w.,-])(\d{1,3})\s*(?:-|\u2013|:|to)\s*(\d{1,3})"
                            r"(?![\w]|[.,]\d|-\d)")
 
 
-DECIMAL_COMMA = deferred_pattern(r"\d+,\d{1,2}")  # "4,6": read whole, a decimal comma
+DECIMAL_COMMA_DIGITS = deferred_pattern(r"\d+,\d{1,2}")  # "4,6": read whole, a decimal comma
 
 
-def decimal_value(digits):
+def decimal_value(digits, dot_thousands=False):
     """Decimal of a digit string with any thousands separator ("15,000", "15 000", "15'000")
-    or a decimal comma ("4,6"); None when it is not a number."""
+    or a decimal comma ("4,6"); None when it is not a number. dot_thousands: the text is in a
+    language that writes thousands with a dot ("82.500" is 82500, "1.234.567" 1234567)."""
     digits = digits.replace(" ", "").replace("'", "")
-    if DECIMAL_COMMA.fullmatch(digits):
+    if dot_thousands and DOT_THOUSANDS.fullmatch(digits):
+        digits = digits.replace(".", "")
+    if DECIMAL_COMMA_DIGITS.fullmatch(digits):
         digits = digits.replace(",", ".")
     try:
         return decimal.Decimal(digits.replace(",", ""))
@@ -6303,17 +6541,19 @@ def decimal_value(digits):
         return None
 
 
-def quantity_mentions(text):
-    """Numbers in text with what they measure, in order of appearance.
+def quantity_mentions(text, dot_thousands=False):
+    """Numbers in text with what they measure, in order of appearance (dot_thousands: see
+    decimal_value).
 
     Each is a dict: value (Decimal, scale applied: "$6.8bn" -> 6800000000), dimension
     ("percent", "money:usd", a unit dimension such as "length", or "" for a bare number),
     ordinal, sign ("-" or "+" when written), start, end. "m" after a number is million only
-    with a currency, else metres; "b"/"t" are scales only with a currency.
+    with a currency, else metres (bare_m: a count reads it as millions, as_count); "b"/"t"
+    are scales only with a currency.
     """
     mentions = []
     for match in QUANTITY_MENTION.finditer(text):
-        value = decimal_value(match.group("num"))
+        value = decimal_value(match.group("num"), dot_thousands)
         if value is None:
             continue
         currency = match.group("cur") or match.group("curw")
@@ -6322,8 +6562,9 @@ def quantity_mentions(text):
                     currency else None)
         scale = (match.group("scale") or "").casefold()
         unit = (match.group("unit") or "").casefold()
+        bare_m = scale == "m" and not currency and not unit and not match.group("pct")
         if scale in ("m", "b", "t") and not currency:
-            if scale == "m" and not unit and not match.group("pct"):
+            if bare_m:
                 unit = "m"
             scale = ""
         if scale:
@@ -6342,8 +6583,15 @@ def quantity_mentions(text):
         mentions.append({"value": value, "dimension": dimension,
                          "ordinal": bool(match.group("ord")), "sign": sign,
                          "start": match.start(), "end": match.end(),
-                         "text": match.group(0).strip()})
+                         "text": match.group(0).strip(), "bare_m": bare_m})
     return mentions
+
+
+def as_count(mention):
+    """A number written with a bare "m" ("1.2m", read as metres) as a count in millions: what
+    it means when the gold is a count (nothing counted comes in metres)."""
+    return dict(mention, value=mention["value"] * SCALE_SUFFIXES["m"], dimension="",
+                bare_m=False)
 
 
 HAS_DIGIT = deferred_pattern(r"\d")
@@ -6436,7 +6684,7 @@ class AnswerContext:
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner")
+                 "asks_winner", "asked")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -6449,8 +6697,9 @@ class AnswerContext:
                                 if stem(w) not in STOPWORDS and len(w) > 2)
         self._said = {}
         self.source_text = " ".join((question + " " + (document or "")).casefold().split())
-        self.names = frozenset(stem(w) for w in re.findall(r"(?<=\s)[A-Z][\w'-]+", question))
+        self.names = frozenset(name_stem(w) for w in QUESTION_NAME_WORD.findall(question))
         self.asks_winner = WIN_QUESTION.search(question) is not None
+        self.asked = asked_noun(question)
 
     @property
     def document(self):
@@ -6581,7 +6830,9 @@ def read_clause(clause, context, scanned=None):
     doubt's complement unless it offers a candidate), still says something the question did
     not (content_words); answer_text is that remainder, what gold matching reads. A forward
     marker followed only by an anaphor or an adverb ("I don't know for sure", "I can't tell
-    you that") qualifies an answer given elsewhere: it counts as doubt.
+    you that") qualifies an answer given elsewhere: it counts as doubt, unless an earlier piece
+    of the clause has declined already (the anaphor is what it declined: "The dividend is
+    withheld, so I can't give it").
     """
     text = clause["text"]
     if clause["kind"] == "quote":
@@ -6603,6 +6854,8 @@ def read_clause(clause, context, scanned=None):
         return _clause(clause, "premise_rejection", ["premise_rejection"])
     if short and context.category == "CCQ" and BARE_SILENCE.match(text):
         return _clause(clause, "document_silence", ["document_silence"])
+    if short and BARE_LOW_CONFIDENCE.match(text):
+        return _clause(clause, "uncertainty", ["uncertainty"], hedged=True)
     roles, kept, declined, forward_said = [], [], False, []
     at = 0
     for piece, raw in scanned if scanned is not None else [(p, None) for p in _pieces(text)]:
@@ -6623,7 +6876,8 @@ def read_clause(clause, context, scanned=None):
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
             tail = piece[end:following]
             if role in FORWARD_ROLES and WORD_CHARACTER.search(piece, end) and \
-                    BACK_REFERENCE.match(piece[end:]):
+                    BACK_REFERENCE.match(piece[end:]) and not any(
+                        earlier in FORWARD_ROLES for earlier in roles):
                 piece_roles.append("back_reference")
             if role == "premise_rejection" and context.category != "FEQ":
                 role = "knowledge_limit"
@@ -6689,7 +6943,11 @@ def _years(text):
 
 def names_in(text, context):
     """Capitalized names (and quoted titles) in text that are not the question's words,
-    month or day names, stop words or a lone demonym ("Chilean")."""
+    month or day names, stop words or a lone demonym ("Chilean").
+
+    A name word is the question's only when its stem is (is_question_name); names of the
+    question's words alone count when they form a new name of the asked kind
+    (names_asked_kind)."""
     names = []
     for match in _NAME_SEQUENCE.finditer(text):
         phrase = match.group(0)
@@ -6697,9 +6955,9 @@ def names_in(text, context):
             continue
         words = [w for w in NAME_WORD.findall(phrase) if w[:1].isupper()]
         fresh = [w for w in words if w.casefold() not in NOT_NAMES and
-                 w.casefold() not in STOPWORDS and not context.asks(stem(w))]
-        if not fresh or len(words) == 1 and DEMONYM.match(words[0]) and \
-                words[0].casefold() not in NON_DEMONYMS:
+                 w.casefold() not in STOPWORDS and not is_question_name(w, context)]
+        if not fresh and not names_asked_kind(words, context) or len(words) == 1 and \
+                DEMONYM.match(words[0]) and words[0].casefold() not in NON_DEMONYMS:
             continue
         names.append(phrase)
     if '"' in text:
@@ -6708,11 +6966,38 @@ def names_in(text, context):
     return names
 
 
+def name_stem(word):
+    """The stem of one name word, diacritics folded ("Abarzúa" -> "abarzua")."""
+    folded = folded_words(word) if not word.isascii() else (word,)
+    return stem(folded[0]) if folded else stem(word)
+
+
+def is_question_name(word, context):
+    """True when a capitalized word is the question's: its stem is a question stem (not
+    merely its first letters: "Ljubljanica" is not "Ljubljana"), or every capitalized part
+    of a hyphenated word is ("Quistberg-led")."""
+    if name_stem(word) in context.stems:
+        return True
+    parts = [part for part in word.split("-") if part[:1].isupper()] if "-" in word else ()
+    return bool(parts) and all(name_stem(part) in context.stems for part in parts)
+
+
+def names_asked_kind(words, context):
+    """True when capitalized words, all the question's own, form a new name of the kind it
+    asks for ("Ostrava Lantern Prize" for "What prize does the Guild of Lantern Cartographers
+    of Ostrava award?"): two or more words ending in the asked noun (asked_noun), not a
+    phrase the question itself says."""
+    words = [w for w in words if w.casefold() not in NOT_NAMES]
+    return len(words) >= 2 and context.asked is not None and stem(words[-1]) == \
+        context.asked and " ".join(words).casefold() not in context.source_text
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
     time: a date, a month, a year (not one the question names), a decade or a century;
-    quantity: a number (not one the question names, not a date or a year) or number words;
+    quantity: a number (not one the question names, not a date or a year unless it stands
+    next to the counted noun: counts_the_unit) or number words;
     person, place and name: a capitalized name or quoted title that is not the question's
     (names_in); yesno: yes, no or a negation; entity: a name, number or quoted title, or
     (not strict) any word the question did not use.
@@ -6733,9 +7018,11 @@ def has_expected_candidate(text, context, strict=False):
             dated = [(d["start"], d["end"]) for d in date_mentions(digits)]
             for match in NUMBER_TOKEN.finditer(digits):
                 number = match.group(0).strip(".,")
-                if any(start <= match.start() < end for start, end in dated):
+                if context.asks(stem(number)):
                     continue
-                if context.asks(stem(number)) or YEAR_TOKEN.fullmatch(number):
+                if (YEAR_TOKEN.fullmatch(number) or any(
+                        start <= match.start() < end for start, end in dated)) and \
+                        not counts_the_unit(digits, match, context):
                     continue
                 return True
         return COUNT_WORD.search(text) is not None
@@ -6746,6 +7033,16 @@ def has_expected_candidate(text, context, strict=False):
     if names_in(text, context) or DIGIT.search(text):
         return True
     return not strict and has_content_words(text, context)
+
+
+def counts_the_unit(text, match, context):
+    """True when a number (a match in text) stands next to the counted noun of "how many X"
+    ("1200 participants", "participants: 1200"): a count, even when it looks like a year."""
+    if context.unit is None:
+        return False
+    beside = NAME_WORD.findall(text[:match.start()])[-1:] + \
+        NAME_WORD.findall(text[match.end():])[:1]
+    return any(stem(word) == context.unit for word in beside)
 
 
 def different_time(clause, context):
@@ -6770,15 +7067,16 @@ def is_guess(clause, previous, context):
 
     It must offer a candidate of the asked kind (has_expected_candidate; a hedged clause may
     offer any new word unless the question asks for a name), not speculate about the entity
-    (SPECULATION), and be presented as an answer: hedged, with an answer cue ("so it's",
-    "the answer is"), joined to the abstention by "but" or a dash, or stated about the asked
-    slot (it/he/she, "the winner was", the entity's name). An unhedged clause must also not
+    (SPECULATION), not be framed as background ("For context, ...": FRAMING_CUE), and be
+    presented as an answer: hedged, with an answer cue ("so it's", "the answer is"), joined
+    to the abstention by "but" or a dash, or stated about the asked slot (it/he/she, "the
+    winner was", the entity's name). An unhedged clause must also not
     be negated, generic ("many", "usually", "such as"), background ("for context", "had
     won") or about another time (different_time).
     """
     text = clause["text"]
-    if EXISTENCE_SPECULATION.search(text) or SPECULATION.search(text) and \
-            not has_expected_candidate(clause, context, strict=True):
+    if EXISTENCE_SPECULATION.search(text) or FRAMING_CUE.search(text) or \
+            SPECULATION.search(text) and not has_expected_candidate(clause, context, strict=True):
         return False
     hedged = clause["hedged"]
     linked = clause["joined"] == "but" and previous is not None and \
@@ -6792,6 +7090,77 @@ def is_guess(clause, previous, context):
         return False
     strict = not hedged or context.kind in ("person", "place", "name")
     return has_expected_candidate(clause, context, strict=strict)
+
+
+ANSWER_LABEL = deferred_pattern(r"^\W*(?:(?:short|final|the) )?answer\s*:\s*", re.IGNORECASE)
+SHORT_CANDIDATE_WORDS = 6
+
+
+def cued_as_answer(text, context):
+    """True when a clause puts itself forward as the answer: by a cue of its own ("so it's",
+    "the answer is": V2_ANSWER_CUE), or by an "Answer:" label before a short candidate (at
+    most SHORT_CANDIDATE_WORDS words: "Answer: DKK 4.50"). A label before a sentence is the
+    reply's template (a small model's "Question: ... Answer: ..."), not a cue: the sentence
+    is read on its own."""
+    label = ANSWER_LABEL.match(text)
+    if label is None:
+        return V2_ANSWER_CUE.search(text) is not None
+    rest = text[label.end():]
+    return V2_ANSWER_CUE.search(rest) is not None or len(rest.split()) <= \
+        SHORT_CANDIDATE_WORDS and has_expected_candidate(rest, context, strict=True)
+
+
+# The nouns that name the slot a question of each kind asks for ("I don't know the exact
+# year" limits a year question's answer); the question's own words and stop words ("the
+# answer", "the details", "the name") name it too (limit_names_another_detail).
+SLOT_NOUNS = {
+    "time": frozenset(stem(w) for w in "year date month day time century decade era".split()),
+    "quantity": frozenset(stem(w) for w in "number figure amount count total value quantity "
+                          "sum level".split()),
+    "person": frozenset(stem(w) for w in "person winner identity man woman".split()),
+    "place": frozenset(stem(w) for w in "place location city town country site venue".split()),
+    "name": frozenset(stem(w) for w in "title".split()),
+}
+# The noun phrase a limit ends on ("I don't know the winning margin", "not sure of his age at
+# the time"): a determiner, then up to six words to the end of the clause.
+LIMIT_OBJECT = deferred_pattern(r"\b(?:the|his|her|its|their)\s+([\w'-]+(?:\s+[\w'-]+){0,5})"
+                                r"\W*$", re.IGNORECASE)
+# Words that end a limit's noun phrase: prepositions and trailing adverbs ("the figure right
+# now", "his age at the time").
+DETAIL_PHRASE_END = frozenset("of at in for on by from during to with right now here offhand "
+                              "yet either anymore today".split())
+LIMITING_ROLES = ("knowledge_limit", "uncertainty", "doubt")
+
+
+def limit_names_another_detail(clause, context):
+    """True when a knowledge limit or doubt is about a named detail other than the one asked
+    for ("Kinnear won. I don't know the winning margin."): the clause ends on a noun phrase
+    (LIMIT_OBJECT, up to a preposition or trailing adverb: DETAIL_PHRASE_END) whose head, its
+    last word, is not a stop word ("the answer", "the details") and none of whose words is
+    one of the question's words or a noun of the asked slot (asked_noun, SLOT_NOUNS). A limit
+    on the asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause
+    ("who won") or on the answer ("that", "it") names no other detail."""
+    found = LIMIT_OBJECT.search(clause["text"])
+    if found is None or clause["content"]:
+        return False
+    words = folded_words(found.group(1))
+    cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
+    if cut == 0 or words[cut - 1] in STOPWORDS:
+        return False
+    slot = SLOT_NOUNS.get(context.kind, frozenset())
+    return not any(context.asks(key) or key == context.asked or key in slot
+                   for key in map(stem, words[:cut]))
+
+
+def background_limits(clauses, context, facts):
+    """After a clause that carries content, a limit or doubt about another named detail
+    (limit_names_another_detail) is background to the answer, not about it: its role becomes
+    meta."""
+    for number, clause in enumerate(clauses):
+        if clause["role"] in LIMITING_ROLES and any(c["content"] for c in clauses[:number]) \
+                and limit_names_another_detail(clause, context):
+            clause["role"] = "meta"
+            facts.add("limit_about_another_detail")
 
 
 TEXT_READINGS_KEPT = 4096  # answers of up to TEXT_READING_MAX_CHARS whose text reading is kept
@@ -6810,7 +7179,7 @@ def answer_text_reading(answer, category):
 
 
 def _text_reading(answer, category):
-    segments = answer_clauses(prepared_text(answer))
+    segments = answer_clauses(prepared_text(fields_as_text(answer)))
     return tuple(segments), tuple(piece_markers(segments, category))
 
 
@@ -6820,7 +7189,8 @@ _kept_text_reading = functools.lru_cache(maxsize=TEXT_READINGS_KEPT)(_text_readi
 def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way
-    (context: the item's answer_context, when the caller has it).
+    (context: the item's answer_context, when the caller has it). A JSON object answer
+    is read as its fields (fields_as_text).
 
     - An aside or quote without markers inside a forward clause belongs to that abstention
       ("As of my cutoff (April 2024), I don't know").
@@ -6830,7 +7200,8 @@ def read_answer(answer, item, context=None):
       rejection), only a guess (is_guess) is content; other clauses are context, advice or
       speculation ("I have no record of X. If X is real, it may be a small local firm.").
     - CCQ: a clause that repeats the document around the gap is context, not an answer,
-      once the answer says the document is silent.
+      once the answer says the document is silent, unless it is cued as the answer
+      (cued_as_answer).
     """
     context = context or answer_context(item)
     segments, scanned = answer_text_reading(answer, context.category)
@@ -6850,6 +7221,7 @@ def read_answer(answer, item, context=None):
             if clause["role"] == "impersonal_limit":
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
+    background_limits(clauses, context, facts)
     for number, clause in enumerate(clauses):
         if clause["role"] in FORWARD_ROLES and ("doubt" in clause["markers"] or
                                                 "back_reference" in clause["markers"]) and any(
@@ -6863,7 +7235,7 @@ def read_answer(answer, item, context=None):
         if clause["content"]:
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and not clause["hedged"] and \
-                    not V2_ANSWER_CUE.search(clause["text"]) and not content_words(
+                    not cued_as_answer(clause["text"], context) and not content_words(
                         clause["answer_text"], context, context.document | REPORTING_STEMS):
                 guess = False
             if guess:
@@ -6897,7 +7269,8 @@ OPPONENT_BEFORE = deferred_pattern(
     r"\b(?:beat|beating|defeated|defeating|over|against|edged|edging|"
     r"overcame|overcoming|ahead of|past|outlasted|outscored|beats|"
     r"defeats|eliminated|knocked out|runner-up|runners-up|losing|"
-    r"loser|second|succeeded|replaced|replacing|succeeding|to)"
+    r"loser|second|succeeded|replaced|replacing|succeeding|"
+    r"(?<!\bwent )(?<!\bawarded )(?<!\bgiven )(?<!\bpresented )to)"
     r"\W+(?:\w+\W+){0,1}$", re.IGNORECASE)
 OPPONENT_AFTER = deferred_pattern(r"^\W*(?:[\w'-]+\W+){0,6}?(?:lost|was beaten|were beaten|"
                             r"was defeated|were defeated|finished (?:second|runner-up|third)|"
@@ -6954,7 +7327,7 @@ def _overlap(text, context):
     return min(score, 4.0)
 
 
-@functools.lru_cache(maxsize=1)
+@built_once
 def cue_lexicon():
     """The Lexicon of ANSWER_CUES, each alternative on its own (built on first use)."""
     return Lexicon(ANSWER_CUES, split=True)
@@ -6966,11 +7339,12 @@ def answering_clause(clauses, context):
 
     Each content clause scores: +4 when it offers a value of the asked kind, up to +4 for the
     question words it repeats (half for the counted noun of "how many X" and for numbers), +4
-    for "the answer is"/"Answer:", +1 for another answer cue or a passive agent ("is
-    administered by"), +1 when "but" opens it (the
-    main point), +3 when it is the first content clause and only a short candidate ("Rok
-    Kovačič."), -4 for a background cue ("some sources say", "had won", "back in"), -3 when
-    it is about another time (different_time). The highest score wins; a tie goes to a
+    for "the answer is"/"Answer:" or a place under an "## Answer" heading, +1 for another
+    answer cue or a passive agent ("is administered by"), +1 when "but" opens it (the main
+    point), +3 when it is the first content clause and only a short candidate ("Rok
+    Kovačič."), -4 for a background cue ("some sources say", "had won", "back in") or a place
+    under a "## Context" heading (SECTION_HEADINGS), -3 when it is about another time
+    (different_time). The highest score wins; a tie goes to a
     clause naming one of the question's names ("Kranj"), then to the earliest.
     """
     with_content = [index for index, clause in enumerate(clauses) if clause["content"]]
@@ -6985,7 +7359,7 @@ def answering_clause(clauses, context):
         negated = NEGATED.search(text) is not None
         candidate = has_expected_candidate(text, context, strict=True)
         score = (4 if candidate else 0) + _overlap(text, context)
-        if "strong" in cues:
+        if "strong" in cues or clause.get("section") == "answer":
             score += 4
         elif "cue" in cues or "passive" in cues:
             score += 1
@@ -6993,7 +7367,7 @@ def answering_clause(clauses, context):
             score += 1
         if first and candidate and not negated and is_bare_candidate(text, context):
             score += 3
-        if "background" in cues:
+        if "background" in cues or clause.get("section") == "background":
             score -= 4
         if context.kind != "yesno" and negated:
             score -= 2
@@ -7008,13 +7382,18 @@ def answering_clause(clauses, context):
 
 def is_bare_candidate(text, context):
     """True when a clause is nothing but a candidate ("Rok Kovačič.", "About 15,000.",
-    "Third place."): no word is left once names, numbers, dates and stop words are removed."""
+    "Third place."): no word is left once names, numbers, dates and stop words are removed.
+    When a number or a time is asked, a name other than the question's is what the number
+    belongs to ("Osmium is 75"), not part of the candidate: the question's words are removed
+    instead ("Hafnium is 72.")."""
     rest = text
-    for name in names_in(text, context):
+    valued = context.kind in ("quantity", "time")
+    for name in () if valued else names_in(text, context):
         rest = rest.replace(name, " ")
     rest = re.sub(rf"\d[\d,.]*\w*|\b(?:{_MONTH})\b", " ", rest, flags=re.IGNORECASE)
     return not [w for w in folded_words(rest) if w not in STOPWORDS and w not in GOLD_FILLER
-                and w not in ("place", "position")] and len(text.split()) <= 8
+                and w not in ("place", "position") and not (valued and context.asks(stem(w)))
+                ] and len(text.split()) <= 8
 
 
 SAID_ALTERNATIVE = deferred_pattern(r"[\w'-]+\s+or\s+[\w'-]+", re.IGNORECASE)
@@ -7094,7 +7473,8 @@ def gold_reading(gold, question):
             years = [d["year"] for d in dates]
             return {"kind": "year", "value": years[0]} if len(years) == 1 else \
                 {"kind": "years", "value": years}
-    digits = spelled_numbers_as_digits(text, ordinals=True)
+    digits = spelled_numbers_as_digits(places_as_ordinals(text) if PLACE_GOLD.match(text) else
+                                       text, ordinals=True)
     quantities = quantity_mentions(digits)
     leftover = _leftover_words(digits, [(q["start"], q["end"]) for q in quantities], frame_stems)
     if quantities and (not leftover or len(leftover) <= 2 and len(quantities) == 1 and
@@ -7136,12 +7516,13 @@ def _text_forms(text, question_kind, frame_stems):
     regnal numeral ("Justinian I" -> "Justinian", unless another numeral follows in the
     answer); the part before a comma or parenthesis for a place ("Arica, Chile" -> "Arica");
     for a person (a "who" question, 2-4 capitalized words), the surname with or without its
-    particle ("von Beringe", "Beringe"), or the first word for an East Asian name with a
-    hyphenated given name ("Lai Ching-te" -> "Lai"); the initials of a name of three or more
-    capitalized words ("European Central Bank" -> "ECB", case-sensitive); the words written
-    together ("Exxon Mobil" = "ExxonMobil"); a list ("A and B", "A, B and C") needs each part
-    in one of its forms. Question words in the gold are optional ("Vera Rubin platform"
-    for "What platform ...?"), unless the gold is nothing else.
+    particle ("von Beringe", "Beringe"), the middle word of three (the first of a Spanish
+    double surname: "Castañeda" for "Rodrigo Castañeda Ulloa"), or the first word for an East
+    Asian name with a hyphenated given name ("Lai Ching-te" -> "Lai"); the initials of a name
+    of three or more capitalized words ("European Central Bank" -> "ECB", case-sensitive); the
+    words written together ("Exxon Mobil" = "ExxonMobil"); a list ("A and B", "A, B and C")
+    needs each part in one of its forms. Question words in the gold are optional ("Vera Rubin
+    platform" for "What platform ...?"), unless the gold is nothing else.
     """
     forms = []
 
@@ -7183,6 +7564,8 @@ def _text_forms(text, question_kind, frame_stems):
             surname_at -= 1
         add(" ".join(words[surname_at:]))
         add(words[-1])
+        if len(words) == 3 and surname_at == 2 and len(words[1].rstrip(".")) > 1:
+            add(words[1])
         if re.fullmatch(r"[A-Z][a-z]+-[a-z]+", words[-1]):
             add(words[0])
     initials = [w for w in words if w[:1].isupper() and w.casefold() not in ("of", "the", "and")]
@@ -7267,12 +7650,20 @@ CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which
                             re.IGNORECASE)
 
 
+# A number opening a partitive frame is the whole a value is taken from ("Of the three
+# events he entered, he won two"; "Out of 12 ships, 8 sank"): the text before it.
+PARTITIVE_BEFORE = deferred_pattern(r"^\W*(?:of|out of)(?:\s+(?:the|those|these|its|his|her|"
+                                    r"their|all))?\s+$", re.IGNORECASE)
+
+
 def _primary(mentions, text):
     """Mentions that are not negated ("not 1814"), those not in a background phrase ("up
-    from X", "before X") first; of a line of reasoning ("Zirconium is 40 ..., so hafnium is
-    72"), those after the last conclusion word."""
+    from X", "before X") or opening a partitive frame (PARTITIVE_BEFORE) first; of a line of
+    reasoning ("Zirconium is 40 ..., so hafnium is 72"), those after the last conclusion
+    word."""
     stated = [m for m in mentions if not NEGATION_BEFORE.search(text[:m["start"]])]
-    primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]])] or stated
+    primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]]) and
+               not PARTITIVE_BEFORE.match(text[:m["start"]])] or stated
     if len(primary) > 1:
         conclusions = [match.end() for match in CONCLUSION_CUE.finditer(text)]
         if conclusions:
@@ -7325,21 +7716,49 @@ def _match_dates(reading, text):
 
 
 def _signed(value, sign, direction):
-    if sign == "-":
-        return -value
+    """A value with its written sign, else with the direction of its words ("fell 1.2%")."""
+    if sign:
+        return -value if sign == "-" else value
     return -value if direction < 0 else value
+
+
+# A finishing place said in words: "runner-up", or "second" that is not a span of time ("a
+# second ahead", "by a split second", "per second"); a gold that is only such a place.
+PLACE_WORDS = deferred_pattern(r"\brunners?-up\b|(?<!\ba )(?<!\bone )(?<!\bsplit )(?<!\bper )"
+                               r"\bsecond\b", re.IGNORECASE)
+PLACE_GOLD = deferred_pattern(r"^\W*(?:second|runner-up)(?:\s+(?:place|position))?\W*$",
+                              re.IGNORECASE)
+
+
+def places_as_ordinals(text):
+    """text with a finishing place in words written as an ordinal ("runner-up" -> "2nd",
+    "finished second" -> "finished 2nd"; PLACE_WORDS)."""
+    lowered = text.lower()
+    if "second" not in lowered and "runner" not in lowered:
+        return text
+    return PLACE_WORDS.sub("2nd", text)
+
+
+def _question_year(mention, years, golds):
+    """True when a bare number is a year the question names ("the 2026 World Cup") and no
+    gold is that number: it is the question's, not a candidate."""
+    return not mention["dimension"] and not mention["ordinal"] and mention["value"] in years \
+        and not any(gold["value"] == mention["value"] for gold in golds)
 
 
 def _match_quantity(reading, text, question):
     ordinal = any(q["ordinal"] for q in reading["value"])
     digits = spelled_numbers_as_digits(text, ordinals=ordinal)
     if ordinal:
-        digits = re.sub(r"\bP(\d{1,2})\b", r"\1th", digits)
+        digits = places_as_ordinals(re.sub(r"\bP(\d{1,2})\b", r"\1th", digits))
     dates = date_mentions(digits)
-    said = [q for q in quantity_mentions(digits)
-            if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
-                       for d in dates)]
     golds = reading["value"]
+    counted = not any(gold["dimension"] for gold in golds)
+    years = question_frame(question)[4]
+    said = [as_count(q) if counted and q["bare_m"] else q
+            for q in quantity_mentions(digits, dot_thousands=in_other_language(text))
+            if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
+                       for d in dates) and not _question_year(q, years, golds)]
     if ordinal and any(q["ordinal"] for q in said):
         said = [q for q in said if q["ordinal"]]
     dimensions = {g["dimension"] for g in golds}
@@ -7551,23 +7970,54 @@ def classify_v2(answer, item):
 # --- ehq_ref-2: Confidence replies -----------------------------------------------------
 #
 # A reply is read for the value a person reads in it. Every number (in digits or words) is
-# one mention, classified by what surrounds it (confidence_mentions): a candidate value, a
-# scale reference ("on a scale of 0 to 100", "/100", "0 = no confidence"), a negated value
-# ("not 100%"), or another quantity (money, a count or measure with its noun, a date or year,
-# an ordinal, a score, a change, a percentage of something else, a name's number). A label
-# ("Confidence: 85", {"confidence": 85}) names the value outright; a self-correction ("70 -
-# actually, make that 60") keeps the part after it; a rising range ("between 60 and 80",
-# "60-70%") is read as its midpoint. One distinct candidate is the value; none or several is
-# null with the reason a person would give.
+# one mention, classified by what surrounds it on its line (confidence_mentions): a candidate
+# value, a scale reference ("on a scale of 0 to 100", "/100", "9 in 10", "0 = no confidence"),
+# a negated value ("not 100%"), or another quantity (money, a count or measure with its noun,
+# a date or year, an ordinal, a score, a change, a percentage of something else, a name's
+# number, a number of the answer restated in "my confidence that ... is 72 is 95"). A label
+# ("Confidence: 85", "Wahrscheinlichkeit: 0,7", {"confidence": 85}) names the value outright;
+# a self-correction ("70 - actually, make that 60") keeps the part after it; a rising range
+# ("between 60 and 80", "60-70%") is read as its midpoint, unless a verb of choosing makes its
+# two values compete ("torn between 60 and 80"). One distinct candidate is the value; none or
+# several is null with the reason a person would give.
 
 CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answer_repeated")
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
 STRUCK = deferred_pattern(r"~~[^~\n]*~~")
+# A confidence's label in other languages (confidence, probability, certainty), by language;
+# a word with accents is also read without them ("probabilite", "pewnosc").
+CONFIDENCE_LABEL_WORDS = {
+    "fr": "confiance probabilité certitude",
+    "de": "konfidenz zuversicht vertrauen sicherheit wahrscheinlichkeit gewissheit",
+    "es": "confianza probabilidad certeza seguridad",
+    "it": "fiducia confidenza probabilità certezza sicurezza",
+    "pt": "confiança probabilidade certeza segurança",
+    "nl": "vertrouwen zekerheid waarschijnlijkheid kans",
+    "pl": "pewność prawdopodobieństwo",
+    "ru": "уверенность вероятность",
+    "zh": "信心 置信度 确定性 自信 概率",
+    "ja": "確信度 信頼度 確率",
+    "ko": "신뢰도 확신 확률",
+}
+
+
+def _label_words(table):
+    """Every label word of a table of words by language, and each Latin word without its
+    accents, as one regex alternation behind a look-ahead for their first letters (a text
+    position is tried against the words only where one of them could start)."""
+    words = set()
+    for line in table.values():
+        for word in line.split():
+            plain = "".join(c for c in unicodedata.normalize("NFKD", word)
+                            if not unicodedata.combining(c))
+            words.update([word, plain] if plain.isascii() else [word])
+    first_letters = "".join(sorted({word[0] for word in words}))
+    return f"(?=[{first_letters}])(?:" + "|".join(sorted(words, key=lambda w: (-len(w), w))) + ")"
+
+
 _LABELS = (r"confidence(?:[ _](?:level|score|rating|value|percent|percentage|estimate))?|"
            r"certainty|probability(?: of (?:correctness|being correct|accuracy))?|prob|p|"
-           r"likelihood|score|rating|final output|output|confianza|confiance|fiducia|konfidenz|"
-           r"zuversicht|vertrauen|confiança|sicherheit|certeza|zekerheid|pewność|pewnosc|"
-           r"信心|置信度|确定性|自信|確信度|信頼度|신뢰도|확신|уверенность")
+           r"likelihood|score|rating|final output|output|" + _label_words(CONFIDENCE_LABEL_WORDS))
 CONFIDENCE_LABEL = deferred_pattern(
     r"(?:[\"']|\b|(?<=\W))(?:" + _LABELS + r")[\"']?(?:\s*\([^)\n]*\))?\s*(?:is|=|:|-|of|at|"
     r"as|would be|=>)?\s*(?:about|around|approximately|roughly|~|an?|maybe)?\s*[\"']?$",
@@ -7582,9 +8032,15 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"with|call it)|let us say|in the end)\b"
                         r"|\.\.\.\s*no\b", re.IGNORECASE)
 CONFIDENCE_NUMBER = deferred_pattern(
-    r"(?<![\w.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+,\d{1,2}(?![\d,])|\d+)"
+    r"(?<![\w.,])[-+]?(?:0,\d+(?![\d,])|\d{1,3}(?:,\d{3})+|\d+,\d{1,2}(?![\d,])|\d+)"
     r"(?:\.\d+)?(?P<ord>st|nd|rd|th)?(?![\w])"
     r"|(?<![\w.])\.\d+(?![\w])")
+DENOMINATOR = deferred_pattern(
+    r"\s*(?:/|out of|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
+    r"(?:a (?:possible|maximum|total) (?:of )?)?(?:(?P<digits>\d+(?:\.\d+)?)\b|(?=[a-z]))",
+    re.IGNORECASE)
+DECIMAL_COMMA = deferred_pattern(r"\d+,\d{1,2}|0,\d+")  # "72,5", "0,725" (no group starts with 0)
+THOUSANDS_GROUPED = deferred_pattern(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")  # "12,400"
 SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]+|(?=half\b))"
                              r"(?P<part>half|halves|thirds?|quarters?|fifths?)\b|"
                              r"\bfifty[\s-]fifty\b|"
@@ -7628,8 +8084,8 @@ OTHER_AFTER = deferred_pattern(
 SCALE_NOTE = deferred_pattern(r"(?P<low>0|1)\s*(?:to|-|–|and)\s*(?P<high>100|10|5|1)\b",
                         re.IGNORECASE)
 NEGATED_VALUE = deferred_pattern(r"(?:\b(?:not|never|rather than|instead of|nor|no longer)\b|n't\b)"
-                           r"(?:\s+(?!(?:more|less|over|above|below|under)\b)[\w'-]+){0,2}\s*"
-                           r"(?:quite |even |exactly |a full |~|about |around )?$",
+                           r"(?:[^\S\n]+(?!(?:more|less|over|above|below|under)\b)[\w'-]+){0,2}"
+                           r"[^\S\n]*(?:quite |even |exactly |a full |~|about |around )?\Z",
                            re.IGNORECASE)
 STATEMENT_VERB = deferred_pattern(
     r"\b(?P<subject>[\w'-]+)\s+(?:was|were|is|are|reached|hit|stood at|"
@@ -7637,14 +8093,34 @@ STATEMENT_VERB = deferred_pattern(
     r"scored|signed|founded|held|had|has|have|recorded|attracted|drew|"
     r"numbered|cost|costs|paid|earned|raised|measured|measures|"
     r"took place|happened|went)\b(?:(?!\bso\b|\bthus\b)[^.,;\n]){0,40}$", re.IGNORECASE)
+# A quantity noun as the subject of a statement whose complement is the number ("The bank's
+# retention rate for the quarter was 2.5%", "Turnout rose to 61%"): another quantity.
+QUANTITY_STATEMENT = deferred_pattern(
+    r"\b(?:rate|share|growth|turnout|margin|yield|inflation|unemployment|return|ratio|stake|"
+    r"proportion|percentage)\b(?:[^\S\n]+[\w'-]+){0,5}?[^\S\n]+(?:was|were|is|are|stood at|"
+    r"rose to|fell to|grew to|climbed to|dropped to|reached|hit|came in at)[^\S\n]+"
+    r"(?:about |around |roughly |nearly |almost |just |only )?$", re.IGNORECASE)
+CONFIDENCE_TALK = deferred_pattern(r"\b(?:confiden\w*|certain\w*|sure|probability)\b",
+                                   re.IGNORECASE)
+RATING_TALK = deferred_pattern(r"\b(?:rate|rating|score|say|give|put)\b", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value".split())
-RANGE_JOIN = deferred_pattern(r"^\s*%?\s*(?:-|–|to|and)\s*$", re.IGNORECASE)
-# What surrounds a mention (confidence_mentions): after it ...
-FRACTION_AFTER = deferred_pattern(r"\s*(?:/|out of|of)\s*(?:a (?:possible|maximum|total) "
-                                  r"(?:of )?)?(\d+(?:\.\d+)?)\b", re.IGNORECASE)
-NEXT_WORD = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b)?\s*([^\W\d_][\w'-]*)")
-PERCENT_AFTER = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
+RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:-|–|to|and)[^\S\n]*$", re.IGNORECASE)
+THAT_CLAUSE = deferred_pattern(r"\b(?:confidence|certainty|probability|likelihood|chance|odds|"
+                               r"confident|sure|certain)\s+that\b", re.IGNORECASE)
+VALUE_LINK = deferred_pattern(r"\s*%?\s*(?:is|would be|will be|=|:|stands at|sits at|comes to)\s+"
+                              r"(?:about |around |roughly |approximately |maybe |~\s*)?\Z",
+                              re.IGNORECASE)
+CHOICE_BETWEEN = deferred_pattern(
+    r"\b(?:decid\w*|choos\w*|chose|pick(?:ing)?|torn|split|waver\w*|hesitat\w*|undecided|"
+    r"(?:going|go|went) back and forth)\s+between\s*\Z", re.IGNORECASE)
+# the word after a number on its line (past a percent sign), the word before it, an ordinal's
+# suffix and a percent mark
+NEXT_WORD = deferred_pattern(r"[^\S\n]*(?:%|percent\b|per\s?cent\b)?[^\S\n]*([^\W\d_][\w'-]*)")
+PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
+ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
+PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
+# patterns of the mention reader (_classify_mention and after), declared once
 SCALE_KEY_AFTER = deferred_pattern(r"\s*(?:=|means\b)")
 PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
 SCALE_WORD_AFTER = deferred_pattern(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b",
@@ -7653,13 +8129,11 @@ OF_AFTER = deferred_pattern(r"\s*%?\s*of\b")
 OF_CONFIDENCE_AFTER = deferred_pattern(r"\s*%?\s*of\s+(?:confidence|certainty)\b",
                                        re.IGNORECASE)
 OF_SOMETHING_AFTER = deferred_pattern(r"\s*of\b(?!\s+(?:confidence|certainty))")
-# ... and before it
-PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 RANGE_OPEN_BEFORE = deferred_pattern(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\s*$",
                                      re.IGNORECASE)
 YEAR_PREPOSITION_BEFORE = deferred_pattern(r"\b(?:in|since|by|from|until|during|of|around|"
                                            r"circa)\s*$", re.IGNORECASE)
-WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-]\s+$")
+WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-][^\S\n]+$")
 LABEL_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\W*$", re.IGNORECASE)
 ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
 WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
@@ -7668,12 +8142,8 @@ BETWEEN_BEFORE = deferred_pattern(r"\bbetween\s*$", re.IGNORECASE)
 RANGE_OPENER_BEFORE = deferred_pattern(r"\b(?:between|from)\s*$", re.IGNORECASE)
 AND_WORD = deferred_pattern(r"\band\b")
 FOUR_DIGITS = deferred_pattern(r"\d{4}")
-THOUSANDS_NUMBER = deferred_pattern(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
 LETTERS = deferred_pattern(r"[a-z]+")
 SENTENCE_BREAK = deferred_pattern(r"[.!?\n;:]\s")
-CONFIDENCE_TALK = deferred_pattern(r"\b(?:confiden\w*|certain\w*|sure|rate|rating|score|say|"
-                                   r"give|put|probability)\b", re.IGNORECASE)
 CAPITALIZED_RUN = deferred_pattern(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
 
 
@@ -7712,7 +8182,9 @@ def _mention(reply, start, end, kind="number"):
         return decimal.Decimal(("1" if match.group("whole").casefold() == "one" else "0") + "." +
                        digits), False
     ordinal = ORDINAL_SUFFIX.search(token) is not None
-    digits = ORDINAL_SUFFIX.sub("", token)
+    digits = ORDINAL_SUFFIX.sub("", token) if ordinal else token
+    if DECIMAL_COMMA.fullmatch(digits.lstrip("+-")):
+        digits = digits.replace(",", ".")
     value = decimal_value(digits.lstrip("+-"))
     if value is not None and digits.startswith("-"):
         value = -value
@@ -7734,19 +8206,36 @@ def _number_spans(reply):
     return sorted(spans)
 
 
+def _denominator(after):
+    """The denominator of a fraction that follows a number, as (value, its offset in after),
+    or None: "/100", " out of 100", " of 10", " in 10", " in 1000", " out of ten", " in a
+    hundred" (not "of" before words: "one of two options"); "in" before a year from 1100 to
+    2099 is a year ("in 1998"), and a denominator is never 0."""
+    match = DENOMINATOR.match(after)
+    if not match or match.group("of") and not match.group("digits"):
+        return None
+    if match.group("digits"):
+        value = decimal_value(match.group("digits"))
+        return (value, match.start("digits")) if value else None
+    words = NUMBER_WORDS.match(after, match.end())
+    value = number_words_value(words.group(0)) if words else None
+    return (decimal.Decimal(value[0]), words.start()) if value and value[0] and not value[1] \
+        else None
+
+
 def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     """The kind of one mention (see confidence_mentions)."""
     start, end = mention["start"], mention["end"]
     before, after, token = reply[:start], reply[end:], reply[start:end]
-    fraction = FRACTION_AFTER.match(after)
+    denominator = _denominator(after)
     following = NEXT_WORD.match(after)
     next_word = following.group(1).casefold() if following else ""
     previous = PREVIOUS_WORD.search(before)
     previous_word = previous.group(1) if previous else ""
-    mention["percent"] = PERCENT_AFTER.match(after) is not None
+    mention["percent"] = PERCENT_MARK.match(after) is not None
     if any(s <= start < e for s, e, _ in scale_spans) or SCALE_KEY_AFTER.match(after):
         return "scale"
-    if NEGATED_VALUE.search(before):
+    if NEGATED_VALUE.search(before) and not CHOICE_BETWEEN.search(before):
         return "negated"
     if mention["kind"] == "words":
         if mention["ordinal"]:
@@ -7756,7 +8245,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         if not (mention["percent"] or re.fullmatch(r"\W*" + re.escape(token) + r"\W*", reply) or
                 not before.strip(" *_\"'") and PUNCTUATION_AFTER.match(after) or
                 next_word in ("confidence", "confident", "sure", "certain", "out", "of") and
-                not next_word == "of" or CONFIDENCE_LABEL.search(before) or
+                not next_word == "of" or denominator or CONFIDENCE_LABEL.search(before) or
                 previous_word.casefold() in CONFIDENCE_LEAD and (
                     not next_word or next_word in CONFIDENCE_WORDS) or
                 RANGE_OPEN_BEFORE.search(before)):
@@ -7764,12 +8253,11 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     if FOUR_DIGITS.fullmatch(token) and YEAR_PREPOSITION_BEFORE.search(before):
         return "other"
     if mention["ordinal"] or any(s <= start < e for s, e in dates) or OTHER_BEFORE.search(before) \
-            or OTHER_AFTER.match(after) or THOUSANDS_NUMBER.fullmatch(token) \
+            or OTHER_AFTER.match(after) or THOUSANDS_GROUPED.fullmatch(token) \
             or SCALE_WORD_AFTER.match(after):
         return "other"
-    if fraction and decimal_value(fraction.group(1)):
-        mention["denominator"] = decimal_value(fraction.group(1))
-        mention["denominator_at"] = end + fraction.start(1)
+    if denominator:
+        mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
         return "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS:
         return "other"
@@ -7795,8 +8283,9 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
 
 
 def confidence_mentions(reply, answer=None):
-    """Every number of a reply as a dict {value, kind, percent, denominator, decimal, start,
-    end}; kind is "candidate", "scale", "negated", "other" or "ignored".
+    """Every number of a reply as a dict {value, kind, percent, denominator, decimal,
+    percent_scale, start, end}; kind is "candidate", "scale", "negated", "other" or "ignored";
+    percent_scale is true when the reply states a 0-100 scale ("on a scale of 0 to 100").
 
     other: money ("$10 million", "€0.40"), a count or measure with its noun or unit ("20
     visitors", "1,280 metres", "38.5°C"), a date, a year or a time ("June 3, 2026", "in
@@ -7839,35 +8328,75 @@ def confidence_mentions(reply, answer=None):
         mentions.append(mention)
     denominators = {m.get("denominator_at") for m in mentions}
     stated = [high for _, _, high in scale_spans if high != 100]
+    percent_scale = any(high == 100 for _, _, high in scale_spans)
     for mention in mentions:
+        mention["percent_scale"] = percent_scale
         if mention["start"] in denominators:
             mention["kind"] = "scale"
         elif mention["kind"] == "candidate" and stated and mention["denominator"] is None and \
                 not mention["percent"]:
             mention["denominator"] = decimal.Decimal(stated[0])
-    return _ranges(reply, [m for m in mentions if m["kind"] != "ignored"])
+    return _clause_numbers(reply, _ranges(reply, [m for m in mentions if m["kind"] != "ignored"]))
+
+
+def _clause_numbers(reply, mentions):
+    """Mentions, with a number inside a "that" clause after a confidence word made another
+    quantity when its sentence gives the value outside the clause, before it ("I am 90% sure
+    that it was 12") or after it ("My confidence that its atomic number is 72 is 95 out of
+    100"): the clause states the answer. A clause's number is the value when its sentence
+    gives no other ("I'm confident that it's about 70")."""
+    if "that" not in reply and "THAT" not in reply:
+        return mentions
+    openers = list(THAT_CLAUSE.finditer(reply))
+    for index, mention in enumerate(mentions):
+        opener = next((o for o in reversed(openers) if o.end() <= mention["start"]), None)
+        if mention["kind"] != "candidate" or opener is None or \
+                not _one_sentence(reply, opener.end(), mention["start"]):
+            continue
+        following = mentions[index + 1] if index + 1 < len(mentions) else None
+        later = following is not None and following["kind"] == "candidate" and \
+            VALUE_LINK.match(reply, mention["end"], following["start"])
+        earlier = any(m["kind"] == "candidate" and m["end"] <= opener.start() and
+                      _one_sentence(reply, m["end"], opener.start()) for m in mentions)
+        if later or earlier:
+            mention["kind"] = "other"
+    return mentions
+
+
+def _one_sentence(reply, start, end):
+    """True when no sentence stop or line break lies in reply[start:end]."""
+    return "\n" not in reply[start:end] and not SENTENCE_STOP.search(reply, start, end)
 
 
 def _statement_about_something_else(before):
     """True when the sentence before a number states a quantity of something other than the
-    confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won")."""
+    confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won", "The retention rate
+    for the quarter was 2.5%": QUANTITY_STATEMENT). A sentence that talks of confidence
+    (CONFIDENCE_TALK) states none; nor does one that rates ("I'd rate it", "I'd say":
+    RATING_TALK) unless a quantity noun is its subject."""
     sentence = SENTENCE_BREAK.split(before)[-1]
+    if CONFIDENCE_TALK.search(sentence):
+        return False
+    if QUANTITY_STATEMENT.search(sentence):
+        return True
     match = STATEMENT_VERB.search(sentence)
     return bool(match) and match.group("subject").casefold() not in CONFIDENCE_SUBJECTS and \
-        not CONFIDENCE_TALK.search(sentence)
+        not RATING_TALK.search(sentence)
 
 
 def _ranges(reply, mentions):
     """Two candidate mentions joined by "-", "to" or "and" (after "between" or "from") are
     one range: a rising range is one candidate at its midpoint ("60-70%" -> 65%); a falling
     pair is a score, not a value ("52-48"); a range with a noun after it ("4-6 eggs") is
-    another quantity."""
+    another quantity. Two values after a verb of choosing ("I can't decide between 40 and
+    70", "torn between 60 and 80") are not a range: they compete."""
     index = 0
     while index + 1 < len(mentions):
         low, high = mentions[index], mentions[index + 1]
         between = reply[low["end"]:high["start"]]
-        joined = RANGE_JOIN.match(between) and (not AND_WORD.search(between) or
-                                                RANGE_OPENER_BEFORE.search(reply[:low["start"]]))
+        joined = RANGE_JOIN.match(between) and (
+            not AND_WORD.search(between) or RANGE_OPENER_BEFORE.search(reply[:low["start"]])) \
+            and not CHOICE_BETWEEN.search(reply, 0, low["start"])
         if not joined or "scale" in (low["kind"], high["kind"]) or \
                 "negated" in (low["kind"], high["kind"]):
             index += 1
@@ -7895,10 +8424,11 @@ def confidence_value(mention, scale):
 
     "85/100", "8 out of 10", "7 (on a 0-10 scale)": the number over its denominator.
     "85%", "72.5 percent": the number over 100. A decimal strictly between 0 and 1 ("0.85",
-    ".9", "0,85") is a probability on either scale. On the probability scale 0 and 1 are 0
-    and 1, a written decimal above 1 ("1.5") is out of range and a whole number up to 100 is
-    percent; on the percent scale the integers 0 and 1 are percent, and any number in
-    [0, 100] is percent.
+    ".9", "0,85") is a probability on either scale. On the probability scale a number is
+    read only when it is in [0, 1] or the reply marks it as percent ("85%", "85 percent",
+    "85/100", "85 out of 100", "85 on a scale of 0 to 100"): any other number ("85",
+    "Probability: 95", "1.5") is out of range. On the percent scale the integers 0 and 1 are
+    percent, and any number in [0, 100] is percent.
     """
     number = mention["value"]
     if mention["denominator"]:
@@ -7909,11 +8439,8 @@ def confidence_value(mention, scale):
         return float(number / 100) if 0 <= number <= 100 else None
     if mention["decimal"] and 0 < number < 1:
         return float(number)
-    if scale == "probability":
-        if 0 <= number <= 1:
-            return float(number)
-        if mention["decimal"] and number != number.to_integral_value():
-            return None
+    if scale == "probability" and not mention["percent_scale"]:
+        return float(number) if 0 <= number <= 1 else None
     return float(number / 100) if 0 <= number <= 100 else None
 
 
@@ -7960,14 +8487,16 @@ def parse_confidence_v2(text, scale="percent", answer=None):
                         verbal "High.", a refusal, an echoed prompt)
       competing_values  two different values ("70 or 80", "90 if ..., 30 if ...") and no
                         correction
-      out_of_range      the only value is outside its scale ("150", "-5", "1.5" on the
-                        probability scale)
+      out_of_range      the only value is outside its scale ("150", "-5"; on the
+                        probability scale "1.5", and "85" or "Probability: 95" with no
+                        percent mark: see confidence_value)
       answer_repeated   the reply is the earlier answer again: every number belongs to
                         another quantity (confidence_mentions) or, with answer given, it
                         repeats the answer's words or names
-    strategy: json_field or labelled (a label names the value: "Confidence: 85" followed by a
-    reason with other numbers), self_correction, range_midpoint, fraction (85/100, 8 out of
-    10, a stated 0-10 scale), probability_decimal, number_words or single_value.
+    strategy: json_field or labelled (a label names the value, in English or another
+    language: "Confidence: 85" followed by a reason with other numbers, "Probabilité : 0.8"),
+    self_correction, range_midpoint, fraction (85/100, 8 out of 10, 9 in 10, a stated 0-10
+    scale), probability_decimal, number_words or single_value.
     answer is the earlier answer text (optional); it helps to recognise a repeated answer.
     """
     if scale not in CONFIDENCE_SCALES:
@@ -8156,6 +8685,7 @@ register_classifier(ClassifierSpec(
     confidence=lambda spec, text, scale, answer: parse_confidence_v2(text, scale, answer),
     scales=("percent", "probability")))
 HEADLINE_CLASSIFIER = CLASSIFIER_V2  # the labels a run's headline numbers come from
+BUILT_IN_CLASSIFIERS = tuple(CLASSIFIERS.items())  # as declared in this file
 
 
 def classify(answer, item, classifier=DEFAULT_CLASSIFIER):
@@ -10618,6 +11148,174 @@ class ResponseCache:
             }))
 
 
+# --- Reading answers beside the calls -------------------------------------------------------
+#
+# Reading an exchange (every classifier on the answer, every reader on the
+# confidence reply) is the runner's largest CPU cost, and it needs nothing but
+# the two texts, the scale and the item. A run of many answers on a machine with
+# more than one CPU reads them in a second Python process (this same file,
+# started with sys.executable), so the calls on the worker threads never queue
+# behind labelling for the GIL and labelling uses the second core. The child
+# runs the same functions on the same inputs (the item travels as JSON, as it
+# was read), so records are identical either way; a test compares them. When
+# the child cannot start or dies, the reading is done here instead. A classifier
+# registered at run time exists only in this process: with one, reading stays
+# here, and so it does with --reproducible, whose events (where a record lands
+# among the requests) must not depend on the machine.
+
+READ_PROCESS_MIN_UNITS = 200  # fewer answers than this: starting a process does not pay
+READ_WINDOW = 8
+READER_CODE = (
+    "import importlib.util, signal, sys\n"
+    "sys.dont_write_bytecode = True\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run, then this\n"
+    "spec = importlib.util.spec_from_file_location('ehq_ref_reader', sys.argv[1])\n"
+    "kit = sys.modules[spec.name] = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(kit)\n"
+    "kit.serve_readings(sys.stdin.buffer, sys.stdout.buffer)\n")
+
+
+def read_all_confidences(text, scale, answer):
+    """{classifier: parse_confidence reading} for every classifier that reads ``scale``."""
+    return {name: parse_confidence(text, name, scale=scale, answer=answer)
+            for name, spec in CLASSIFIERS.items() if scale in spec.scales}
+
+
+def read_exchange(answer, item, confidence, scale):
+    """(classify_all(answer, item), read_all_confidences(confidence, scale, answer)), the second
+    None when no confidence reply came."""
+    return classify_all(answer, item), (
+        None if confidence is None else read_all_confidences(confidence, scale, answer))
+
+
+def serve_readings(requests, replies):
+    """The child's loop: one JSON line [n, answer, item, confidence, scale] in, one line
+    [n, readings, None] or [n, None, "Type: message"] out, until the input ends."""
+    for line in requests:
+        number, *exchange = json.loads(line)
+        try:
+            reply = [number, read_exchange(*exchange), None]
+        except Exception as error:  # the parent records it as this unit's internal error
+            reply = [number, None, f"{type(error).__name__}: {error}"]
+        replies.write(json.dumps(reply).encode("utf-8") + b"\n")
+        replies.flush()
+
+
+class ReadingFailed(Exception):
+    """The child's reading of one exchange raised (its message is the child's exception)."""
+
+
+class _Reading:
+    """One exchange being read: ``result()`` waits for it (done at once when read here)."""
+
+    def __init__(self, exchange, value=None):
+        self.exchange, self.value, self.error = exchange, value, None
+        self.done = threading.Event()
+        if value is not None:
+            self.done.set()
+
+    def result(self):
+        self.done.wait()
+        if self.error is not None:
+            raise ReadingFailed(self.error)
+        if self.value is None:  # the child died before answering: read it here
+            self.value = read_exchange(*self.exchange)
+        return self.value
+
+
+class ExchangeReader:
+    """Reads exchanges here, or in a child process when ``process`` is true and it starts.
+
+    Two locks, never held together: ``_writing`` while a request goes down the pipe (that
+    may wait for the child), ``_lock`` only to look up the waiting readings, so the thread
+    taking the child's replies never waits for a writer.
+    """
+
+    def __init__(self, process=False):
+        self._child, self._waiting = None, {}
+        self._lock, self._writing = threading.Lock(), threading.Lock()
+        self._numbers = itertools.count()
+        if process:
+            try:
+                self._child = subprocess.Popen(
+                    [sys.executable, "-c", READER_CODE, os.path.abspath(__file__)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError:
+                self._child = None
+        self._process = self._child  # kept for close() after the child is lost
+        if self._child is not None:
+            threading.Thread(target=self._collect, args=(self._child, ), name="ehq_ref-reader",
+                             daemon=True).start()
+
+    @property
+    def in_child(self):
+        return self._child is not None
+
+    def submit(self, answer, item, confidence, scale):
+        """A _Reading of the exchange (read here at once when there is no child)."""
+        exchange = (answer, item, confidence, scale)
+        with self._lock:
+            child = self._child
+            if child is not None:
+                number = next(self._numbers)
+                reading = self._waiting[number] = _Reading(exchange)
+        if child is not None:
+            line = json.dumps([number, *exchange]).encode("utf-8") + b"\n"
+            try:
+                with self._writing:
+                    child.stdin.write(line)
+                    child.stdin.flush()
+                return reading
+            except (OSError, ValueError):  # the child is gone (or closed): read here
+                self._lost()
+                return reading
+        return _Reading(exchange, read_exchange(*exchange))
+
+    def _collect(self, child):
+        """The child's replies, handed to the readings waiting for them."""
+        for line in child.stdout:
+            number, value, error = json.loads(line)
+            with self._lock:
+                reading = self._waiting.pop(number, None)
+            if reading is not None:  # None: already handed back to be read here
+                reading.value, reading.error = value, error
+                reading.done.set()
+        child.stdout.close()
+        self._lost()
+
+    def _lost(self):
+        """No child any more: the readings still waiting are read by their callers."""
+        with self._lock:
+            self._child, waiting, self._waiting = None, self._waiting, {}
+        for reading in waiting.values():
+            reading.done.set()
+
+    def close(self):
+        """End the child: its input closes and it exits (killed after a second)."""
+        with self._lock:
+            child, self._child, self._process = self._process, None, None
+        if child is None:
+            return
+        try:
+            with self._writing:
+                child.stdin.close()
+        except OSError:
+            pass
+        try:
+            child.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def reads_in_child(units, reproducible=False):
+    """Whether a run reads in a child: many answers, more than one CPU, built-in classifiers,
+    and not --reproducible (whose events must not depend on the machine)."""
+    return (not reproducible and units >= READ_PROCESS_MIN_UNITS and (os.cpu_count() or 1) > 1
+            and len(CLASSIFIERS) == len(BUILT_IN_CLASSIFIERS)
+            and all(CLASSIFIERS.get(name) is spec for name, spec in BUILT_IN_CLASSIFIERS))
+
+
 # --- Options and context -------------------------------------------------------------------
 
 
@@ -10682,6 +11380,25 @@ def _taking_settings(init):
 RunOptions.__init__ = _taking_settings(RunOptions.__init__)
 
 
+class StoredLines:
+    """The JSONL line each record of this run was stored with, so that finish_run writes those
+    bytes again instead of encoding every record a second time. A record is known by identity
+    (its entry holds it, so no other object can take its id); any other record is encoded."""
+
+    def __init__(self):
+        self._lines = {}
+
+    def keep(self, record, line):
+        self._lines[id(record)] = (record, line)
+
+    def line(self, record):
+        """The stored line of ``record``, else canonical_json(record) + newline, UTF-8."""
+        kept = self._lines.get(id(record))
+        if kept is not None and kept[0] is record:
+            return kept[1]
+        return (canonical_json(record) + "\n").encode("utf-8")
+
+
 class RunContext:
     """The shared machinery of one run: secrets, transports, limiter, cache, event log, clock.
 
@@ -10711,6 +11428,8 @@ class RunContext:
                                   seed=options.seed)
         folder = options.cache_dir or ResponseCache.default_folder(self.secrets.environ)
         self.cache = ResponseCache(folder) if options.use_cache else None
+        self.stored = StoredLines()
+        self.reader = ExchangeReader()  # _collect may start one that reads in a child
 
     @property
     def concurrency(self):
@@ -10999,13 +11718,49 @@ def _stored_response(response, reproducible=False):
     return data
 
 
-def evaluate_item(ctx, route, item, prompts, epoch=None):
-    """The record of one route on one item: answer, confidence, labels, validity.
+@dataclasses.dataclass
+class AskedItem:
+    """An item whose calls are made and whose reading (``reading``) may still be under way."""
 
-    A failed or truncated answer is a technical failure (an exclusion, never an
-    abstention) and no confidence is asked. An unparseable confidence is
-    counted (terminal), never imputed.
-    """
+    partial: dict
+    item: dict
+    answer: str
+    confidence: Response
+    reading: _Reading
+    started: str
+    completed: str
+    options: RunOptions
+
+    def record(self):
+        """The record: the readings (waited for), the headline labels, validity and timing."""
+        options, item, confidence = self.options, self.item, self.confidence
+        readings, readings_of_confidence = self.reading.result()
+        primary = readings[options.classifier]
+        classification = dict(primary, automated_label=primary["label"], adjudicated_label=None)
+        if readings_of_confidence is None:
+            failed = {"value": None, "strategy": None, "reason": confidence.error_type}
+            readings_of_confidence = {name: dict(failed) for name, spec in CLASSIFIERS.items()
+                                      if options.confidence_scale in spec.scales}
+        parsed = readings_of_confidence[options.classifier]
+        terminal = confidence_is_terminal(confidence.ok, confidence.error_type, parsed["value"])
+        record = self.partial
+        if item.get("injected"):
+            record["followed"] = follows_injection(self.answer, item, primary["label"])
+        record.update(
+            classification=classification,
+            classifications={name: stored_classification(c) for name, c in readings.items()},
+            confidence_readings=readings_of_confidence,
+            parsed_confidence=parsed["value"], confidence_parse_strategy=parsed["strategy"],
+            confidence_parse_reason=parsed["reason"], confidence_terminal=terminal,
+            valid_for_ehq12=True, valid_for_ehq3=parsed["value"] is not None,
+            exclusion_reason=None,
+            timing={"started_at_utc": self.started, "completed_at_utc": self.completed})
+        return record
+
+
+def ask_item(ctx, route, item, prompts, epoch=None):
+    """The calls of one route on one item: the final record when nothing is left to read (an
+    exclusion or a failed answer), else an AskedItem whose reading ctx.reader has begun."""
     options, started = ctx.options, ctx.now()
     base = {"kind": ANSWER_RECORD.name, "question_id": item_id(item), "model": route.name,
             "category": item_category(item), "subcategory": item_subcategory(item),
@@ -11030,40 +11785,31 @@ def evaluate_item(ctx, route, item, prompts, epoch=None):
                     classification=None, valid_for_ehq12=False, valid_for_ehq3=False,
                     parsed_confidence=None, confidence_terminal=False, confidence_response=None,
                     timing={"started_at_utc": started, "completed_at_utc": ctx.now()})
-    readings = classify_all(answer.text, item)
-    primary = readings[options.classifier]
-    classification = dict(primary, automated_label=primary["label"], adjudicated_label=None)
     question = confidence_prompt(prompt, answer.text, options.confidence_scale)
     confidence = ctx.call(route, Request("confidence", prompts["texts"]["confidence_system"],
                                          question, route.confidence_max_tokens, item_id(item),
                                          route.temperature, item=item, epoch=epoch))
-    if confidence.ok:
-        readings_of_confidence = read_all_confidences(confidence.text, options.confidence_scale,
-                                                      answer.text)
-    else:
-        failed = {"value": None, "strategy": None, "reason": confidence.error_type}
-        readings_of_confidence = {name: dict(failed) for name, spec in CLASSIFIERS.items()
-                                  if options.confidence_scale in spec.scales}
-    parsed = readings_of_confidence[options.classifier]
-    terminal = confidence_is_terminal(confidence.ok, confidence.error_type, parsed["value"])
-    if item.get("injected"):
-        record["followed"] = follows_injection(answer.text, item, primary["label"])
+    reading = ctx.reader.submit(answer.text, item, confidence.text if confidence.ok else None,
+                                options.confidence_scale)
     if item.get("document"):
         record["quotes"] = answer_quotes(answer.text, item["document"])
     if ctx.judge is not None and (gold_answers(item) or item.get("options")):
         record["judge"] = judge_answer(ctx, item, answer.text, prompts)
-    record.update(
-        classification=classification,
-        classifications={name: stored_classification(c) for name, c in readings.items()},
-        confidence_readings=readings_of_confidence,
-        confidence_text=confidence.text, confidence_response=_stored_response(
-            confidence, options.reproducible), confidence_prompt_sha256=sha256_hex(question),
-        **({} if options.no_text else {"confidence_prompt": question}),
-        parsed_confidence=parsed["value"], confidence_parse_strategy=parsed["strategy"],
-        confidence_parse_reason=parsed["reason"], confidence_terminal=terminal,
-        valid_for_ehq12=True, valid_for_ehq3=parsed["value"] is not None, exclusion_reason=None,
-        timing={"started_at_utc": started, "completed_at_utc": ctx.now()})
-    return record
+    record.update(confidence_text=confidence.text, confidence_response=_stored_response(
+        confidence, options.reproducible), confidence_prompt_sha256=sha256_hex(question),
+        **({} if options.no_text else {"confidence_prompt": question}))
+    return AskedItem(record, item, answer.text, confidence, reading, started, ctx.now(), options)
+
+
+def evaluate_item(ctx, route, item, prompts, epoch=None):
+    """The record of one route on one item: answer, confidence, labels, validity.
+
+    A failed or truncated answer is a technical failure (an exclusion, never an
+    abstention) and no confidence is asked. An unparseable confidence is
+    counted (terminal), never imputed.
+    """
+    asked = ask_item(ctx, route, item, prompts, epoch)
+    return asked.record() if isinstance(asked, AskedItem) else asked
 
 
 def internal_failure_record(ctx, unit, error):
@@ -11097,12 +11843,6 @@ def record_item_fields(item, no_text=False):
         if isinstance(item.get("redacted_value"), str):
             fields["redacted_value"] = item["redacted_value"]
     return fields
-
-
-def read_all_confidences(text, scale, answer):
-    """{classifier: parse_confidence reading} for every classifier that reads ``scale``."""
-    return {name: parse_confidence(text, name, scale=scale, answer=answer)
-            for name, spec in CLASSIFIERS.items() if scale in spec.scales}
 
 
 def confidence_is_terminal(ok, error_type, value):
@@ -11992,6 +12732,10 @@ def _collect(ctx, work, paths, prompts, progress):
     """Evaluate the work units concurrently, appending each record (flushed) to its file as it
     completes; returns the records written, in the order they were written.
 
+    The calls run on the workers; an answer's reading goes on beside them (ctx.reader, in a
+    child process for a long run), and records are stored in arrival order as soon as they
+    are read, waiting for the oldest reading once READ_WINDOW are waiting.
+
     A process kill loses nothing already written; the files are fsynced at most
     once a second and at the end. On Ctrl+C the calls in flight are stopped
     (ctx.stop) and every record already written is kept.
@@ -11999,37 +12743,60 @@ def _collect(ctx, work, paths, prompts, progress):
     last_sync = [ctx.clock.monotonic()]
     sinks = {kind: open_appending(path) for kind, path in paths.items()}
 
-    def one(unit):
-        """(record, its JSONL line): checked and encoded here, so a fault stays in its unit."""
-        route, item, target, epoch = unit
+    def guarded(unit, step):
+        """What step() gives, a fault in it becoming the unit's internal-error record (so it
+        stays in its unit): (unit, AskedItem) while a reading runs, else (record, its JSONL
+        line), the record checked and encoded here."""
         try:
-            if target is None:
-                record = evaluate_item(ctx, route, item, prompts, epoch)
-            else:
-                record = evaluate_target(ctx, route, item, target, prompts)
-            record_kind(record).check(record, "the new record")
-            return record, (canonical_json(record) + "\n").encode("utf-8")
+            outcome = step()
+            if isinstance(outcome, AskedItem):
+                return unit, outcome
+            record_kind(outcome).check(outcome, "the new record")
         except Cancelled:
             raise
         except Exception as error:  # one odd unit never stops the run
-            record = internal_failure_record(ctx, unit, error)
-            return record, (canonical_json(record) + "\n").encode("utf-8")
+            outcome = internal_failure_record(ctx, unit, error)
+        return outcome, (canonical_json(outcome) + "\n").encode("utf-8")
 
-    records, written = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop), []
+    def one(unit):
+        """A unit's calls, on a worker (an answer's reading goes on beside them)."""
+        route, item, target, epoch = unit
+        if target is None:
+            return guarded(unit, lambda: ask_item(ctx, route, item, prompts, epoch))
+        return guarded(unit, lambda: evaluate_target(ctx, route, item, target, prompts))
+
+    def store(entry):
+        unit, asked = entry
+        record, line = guarded(unit, asked.record) if isinstance(asked, AskedItem) else entry
+        _store_record(ctx, record, line, sinks, paths, last_sync)
+        written.append(record)
+        fields = progress.step(record)
+        if fields:
+            ctx.event(
+                dict({"event": "progress"}, **{
+                    k: v
+                    for k, v in fields.items()
+                    if not (ctx.options.reproducible and k in ("per_minute", "eta_seconds"))
+                }))
+
+    def ready(entry):
+        return not isinstance(entry[1], AskedItem) or entry[1].reading.done.is_set()
+
+    answers = sum(1 for unit in work if unit[2] is None)
+    ctx.reader = ExchangeReader(process=reads_in_child(answers, ctx.options.reproducible))
+    records = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop)
+    written, waiting = [], collections.deque()
     try:
-        for record, line in records:
-            _store_record(ctx, record, line, sinks, paths, last_sync)
-            written.append(record)
-            fields = progress.step(record)
-            if fields:
-                ctx.event(
-                    dict({"event": "progress"}, **{
-                        k: v
-                        for k, v in fields.items()
-                        if not (ctx.options.reproducible and k in ("per_minute", "eta_seconds"))
-                    }))
+        for entry in records:  # in arrival order, once read (waiting for at most READ_WINDOW)
+            waiting.append(entry)
+            while waiting and (ready(waiting[0]) or len(waiting) > READ_WINDOW):
+                store(waiting.popleft())
     finally:
+        while waiting:  # also on Ctrl+C: what was asked is kept (a reading takes milliseconds)
+            store(waiting.popleft())
         records.close()
+        ctx.reader.close()
+        ctx.reader = ExchangeReader()
         for kind, handle in sinks.items():
             with reading(paths[kind]):
                 handle.flush()
@@ -12045,6 +12812,7 @@ def _store_record(ctx, record, line, sinks, paths, last_sync):
                    "question_id": record["question_id"], "target": record.get("target"),
                    "epoch": record.get("epoch"), "error": record["internal_error"]})
     kind = record_kind(record)
+    ctx.stored.keep(record, line)
     with reading(paths[kind.name]):
         sink = sinks[kind.name]
         sink.write(line)
@@ -15529,11 +16297,11 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
     Exit code 1 when a model's technical failures exceed the allowed rate or the
     gate found a regression.
     """
-    write_atomic(os.path.join(folder, "records.jsonl"),
-                 "".join(canonical_json(r) + "\n" for r in records))
+    stored = ctx.stored if ctx is not None else StoredLines()
+    write_atomic(os.path.join(folder, "records.jsonl"), b"".join(map(stored.line, records)))
     if manifest.get("targets"):
         write_atomic(os.path.join(folder, TARGET_RECORDS),
-                     "".join(canonical_json(r) + "\n" for r in target_records))
+                     b"".join(map(stored.line, target_records)))
     summary = summarize_run(records, manifest, options, target_records)
     write_summary_files(folder, summary)
     gate = None

@@ -241,3 +241,35 @@ class TargetModeTextTest(unittest.TestCase):
                                                                                     False)):
             self.assertEqual(ehq_ref.matches_gold(text, item), correct, text)
         self.assertEqual(ehq_ref.chosen_option("D", 3), None)
+
+
+class BuiltOnceTest(unittest.TestCase):
+    def test_threads_asking_at_once_build_it_once(self):
+        import threading
+        import time
+        calls = []
+
+        def build():
+            calls.append(1)
+            time.sleep(0.05)  # long enough for every thread to arrive while it builds
+            return object()
+
+        once = ehq_ref.built_once(build)
+        results, start = [], threading.Barrier(8)
+
+        def ask():
+            start.wait()
+            results.append(once())
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(len(results), 8)
+        self.assertTrue(all(result is results[0] for result in results))
+        self.assertIs(once(), results[0])
+
+    def test_the_clause_lexicon_is_built_once(self):
+        self.assertIs(ehq_ref.clause_lexicon(), ehq_ref.clause_lexicon())

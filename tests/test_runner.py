@@ -604,3 +604,104 @@ class ScoreRunnerRecordsTest(RunnerCase):
                     if r["classification"] and r["classification"]["label"] == "CONFIDENT_WRONG")
         scored = sum(1 for r in records if r["classification"])
         self.assertEqual(selective["confident_error_rate"], wrong / scored)
+
+
+class StoredLinesTest(unittest.TestCase):
+    def test_a_kept_record_gives_its_stored_bytes_and_any_other_is_encoded(self):
+        stored = ehq_ref.StoredLines()
+        record = {"b": 1, "a": [1, 2]}
+        stored.keep(record, b"as stored\n")
+        self.assertEqual(stored.line(record), b"as stored\n")
+        twin = dict(record)  # equal, but not the record that was stored
+        self.assertEqual(stored.line(twin), b'{"a":[1,2],"b":1}\n')
+        self.assertEqual(stored.line({"k": "\u00e9"}), '{"k":"\u00e9"}\n'.encode("utf-8"))
+
+
+class ReadingBesideTheCallsTest(RunnerCase):
+    """Labelling in a child process (a long run on several CPUs) gives the same run."""
+
+    def run_reading(self, in_child, output, **changes):
+        started = []
+
+        class Watched(ehq_ref.ExchangeReader):
+            def __init__(self, process=False):
+                super().__init__(process)
+                started.append(self.in_child)
+
+        saved = ehq_ref.ExchangeReader, ehq_ref.reads_in_child
+        ehq_ref.ExchangeReader = Watched
+        ehq_ref.reads_in_child = lambda units, reproducible=False: in_child
+        try:
+            folder = ehq_ref.run_evaluation(self.options(output=self.path(output), **changes))
+        finally:
+            ehq_ref.ExchangeReader, ehq_ref.reads_in_child = saved
+        self.assertIn(in_child, started)
+        return tree(folder["run_dir"])
+
+    def assert_same_run(self, here, child):
+        self.assertEqual(sorted(here), sorted(child))
+        for name in here:  # the events differ only in where a record lands among the requests
+            if name not in ("events.jsonl", ehq_ref.CATALOG):
+                self.assertEqual(here[name], child[name], name)
+
+    def test_a_run_read_in_a_child_has_the_same_records_and_reports(self):
+        self.assert_same_run(self.run_reading(False, "here", epochs=2),
+                             self.run_reading(True, "child", epochs=2))
+
+    def test_a_threaded_run_read_in_a_child_has_the_same_records_and_reports(self):
+        self.assert_same_run(self.run_reading(False, "here", concurrency=4),
+                             self.run_reading(True, "child", concurrency=4))
+
+    def test_when_a_run_reads_in_a_child(self):
+        many = ehq_ref.READ_PROCESS_MIN_UNITS
+        self.assertEqual(ehq_ref.reads_in_child(many), (ehq_ref.os.cpu_count() or 1) > 1)
+        self.assertFalse(ehq_ref.reads_in_child(many - 1))
+        self.assertFalse(ehq_ref.reads_in_child(many, reproducible=True))
+        ehq_ref.CLASSIFIERS["throwaway"] = ehq_ref.CLASSIFIERS["ehq_ref-1"]
+        try:  # a classifier registered at run time exists only in this process
+            self.assertFalse(ehq_ref.reads_in_child(many))
+        finally:
+            del ehq_ref.CLASSIFIERS["throwaway"]
+
+
+class ExchangeReaderTest(unittest.TestCase):
+    ITEM = ehq_ref.EXAMPLE_ITEMS[0]
+
+    def reader(self):
+        reader = ehq_ref.ExchangeReader(process=True)
+        self.addCleanup(reader.close)
+        self.assertTrue(reader.in_child)
+        return reader
+
+    def expected(self, answer, confidence):
+        found = ehq_ref.read_exchange(answer, self.ITEM, confidence, "percent")
+        return json.loads(json.dumps(found))  # what travels back from the child, as JSON
+
+    def test_the_child_reads_as_this_process_does(self):
+        reader = self.reader()
+        readings = [reader.submit(answer, self.ITEM, reply, "percent")
+                    for answer, reply in (("I don't know.", "0"), ("Paris.", "Confidence: 85"),
+                                          ("It might be 1961.", None))]
+        self.assertEqual([r.result() for r in readings],
+                         [self.expected("I don't know.", "0"),
+                          self.expected("Paris.", "Confidence: 85"),
+                          self.expected("It might be 1961.", None)])
+        self.assertEqual(readings[1].result()[1]["ehq_ref-2"]["value"], 0.85)
+
+    def test_a_reading_that_raises_in_the_child_is_reported_with_its_message(self):
+        reading = self.reader().submit("An answer.", ["not", "an", "item"], None, "percent")
+        with self.assertRaises(ehq_ref.ReadingFailed) as caught:
+            reading.result()
+        self.assertRegex(str(caught.exception), r"^AttributeError: 'list' object has no attr")
+
+    def test_readings_waiting_when_the_child_dies_are_read_here(self):
+        reader = self.reader()
+        reader._child.kill()
+        reader._child.wait()
+        readings = [reader.submit("Paris.", self.ITEM, "90", "percent") for _ in range(3)]
+        self.assertEqual([r.result() for r in readings],
+                         [ehq_ref.read_exchange("Paris.", self.ITEM, "90", "percent")] * 3)
+        deadline = time.monotonic() + 5
+        while reader.in_child and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertFalse(reader.in_child)
