@@ -4586,7 +4586,9 @@ def _parse_probability(text):
 #
 # The lexicons are declared once (CLAUSE_ROLES, ANSWER_CUES) and scanned by a Lexicon: the
 # same matches as one alternation of the patterns, found fast (a literal-key prefilter, then
-# only the patterns that can match, each without its leading \b).
+# only the patterns that can match, each without its leading \b). What segmenting and
+# scanning learn from an answer's text alone is kept for recent answers (answer_text_reading):
+# an answer repeated on another item, epoch or model is segmented and scanned once.
 #
 # Gold matching compares values as values (numbers in words, separators, scales, currency,
 # units, percentages, ordinals, dates, scores, signs and directions) and names as a judge does
@@ -4628,6 +4630,20 @@ CAPITALS = "A-Z" + "".join(char for char in map(chr, range(0xC0, 0x530)) if char
 # without them is already prepared (the translations are skipped).
 ASCII_FORMS = tuple(char for char in map(chr, range(128)) if normalize_apostrophes(char) !=
                     char or char.translate(PUNCTUATION_FORMS) != char)
+
+
+def without_emphasis(text):
+    """text with markdown emphasis and code marks removed (MARKDOWN_INLINE; a text with none
+    of * _ ~ ` is returned as it is)."""
+    if "*" in text or "_" in text or "`" in text or "~" in text:
+        return MARKDOWN_INLINE.sub("", text)
+    return text
+
+
+def may_contain(text, test):
+    """False when an ASCII text, lower-cased, has no match of test (a pattern of lower-case
+    literals, one of which every match of some IGNORECASE pattern holds); True otherwise."""
+    return not text.isascii() or test.search(text.lower()) is not None
 
 
 def prepared_text(text):
@@ -4677,8 +4693,7 @@ def markdown_lines(text):
             line = MARKDOWN_LINE.sub("", line, count=1)
         if "](" in line:
             line = MARKDOWN_LINK.sub(r"\1", line)
-        if "*" in line or "_" in line or "`" in line or "~" in line:
-            line = MARKDOWN_INLINE.sub("", line)
+        line = without_emphasis(line)
         if "|" in line:
             line = line.strip().strip("|").replace("|", " ; ")
         line = line.strip()
@@ -4747,12 +4762,14 @@ CLAUSE_BOUNDARY = deferred_pattern(
     r"|(?P<but>,?\s+(?i:\bbut\b)\s+|,\s+(?=(?i:however|yet)\b))"
     r"|(?P<though>,\s+(?=(?i:though|although|whereas|albeit|while)\b)"
     r"|\s+(?=(?i:although|though)\s))")
-# Where a CLAUSE_BOUNDARY can start: a stop mark, ";", ",", a dash, or a space before a space,
-# ";", a dash, "but" or "though" (tried first: most places are none of these).
-BOUNDARY_START = deferred_pattern(r"[.!?;,\u2013\u2014-]"
+# Where a CLAUSE_BOUNDARY can start: a stop mark before closing marks and a space, ";", "--",
+# ", " or a space before a space, ";", a dash, "but" or "though" (tried first: most places
+# are none of these; every other place fails CLAUSE_BOUNDARY).
+BOUNDARY_START = deferred_pattern(r"[.!?][\"')\]]*\s|;|--|,\s"
                             r"|\s(?=[\s;\u2013\u2014-]|(?i:but|though|although)\b)")
 SPLIT_MARKS = (". ", "! ", "? ", ".\"", ".'", ".)", "!\"", "?\"", ";", "\u2014", "- ",
                "\u2013 ", "--", "but", "though", "however", ", yet", "whereas", "albeit")
+SPLIT_MARK = deferred_pattern("|".join(map(re.escape, SPLIT_MARKS)))  # in lower-cased text
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col lt sgt rev hon no vs etc e.g i.e approx ca c fig vol "
     "inc ltd co corp dept est mt ft jan feb mar apr jun jul aug sep sept oct nov dec u.s "
@@ -4798,8 +4815,7 @@ def clause_boundaries(text):
 def _split_clauses(text, first_boundary):
     """(piece, boundary) pairs; boundary names what opened the piece (stop, semicolon, dash,
     but, though) or first_boundary for the first piece."""
-    lowered = text.lower()
-    if not any(mark in lowered for mark in SPLIT_MARKS):
+    if SPLIT_MARK.search(text.lower()) is None:
         return [(text, first_boundary)]
     pieces, start, boundary = [], 0, first_boundary
     for begin, end, kind in clause_boundaries(text):
@@ -5813,6 +5829,19 @@ def _is_word(char):
     return char.isalnum() or char == "_"
 
 
+def _word_start_search(search, text, position):
+    """search(text, position), skipping matches that do not start at a word boundary (\\b
+    checked here: a pattern without its leading \\b can skip ahead to its literal prefix)."""
+    match = search(text, position)
+    while match is not None:
+        start = match.start()
+        before = start > 0 and _is_word(text[start - 1])
+        if before != (start < len(text) and _is_word(text[start])):
+            return match
+        match = search(text, start + 1)
+    return None
+
+
 class Lexicon:
     """Named groups of regex patterns (read with IGNORECASE and MULTILINE), scanned as their
     one alternation scans: the leftmost match, the earlier pattern on a tie, no overlaps.
@@ -5830,6 +5859,10 @@ class Lexicon:
                     self.slow.append(re.compile(part, re.IGNORECASE | re.MULTILINE))
                     self.fast.append(_fast_form(part))
                     self.keys.append(required_literals(part))
+        # per pattern: search(text, position) on the lowered text, and on the text as written
+        self.searches = tuple(functools.partial(_word_start_search, compiled.search)
+                              if boundary else compiled.search for compiled, boundary in self.fast)
+        self.slow_searches = tuple(compiled.search for compiled in self.slow)
         first = {}
         for number, options in enumerate(self.keys):
             for key in options[0] if options else ():
@@ -5891,9 +5924,9 @@ class Lexicon:
         lowered = text.casefold()
         active = set(self.always)
         present = set()
-        chunk = self._chunk
+        chunks = self.chunks
         for part in set(lowered.split()):
-            numbers, words = chunk(part)
+            numbers, words = chunks.get(part) or self._chunk(part)
             active |= numbers
             present |= words
         for word, numbers in self.spaced:
@@ -5919,20 +5952,6 @@ class Lexicon:
                 kept.append(number)
         return kept
 
-    def _search(self, number, text, lowered, position):
-        fast, starts_at_boundary = self.fast[number]
-        if lowered is None:
-            return self.slow[number].search(text, position)
-        while True:
-            match = fast.search(lowered, position)
-            if match is None or not starts_at_boundary:
-                return match
-            start = match.start()
-            before = start > 0 and _is_word(lowered[start - 1])
-            if before != (start < len(lowered) and _is_word(lowered[start])):
-                return match
-            position = start + 1
-
     def scan(self, text, active=None):
         """(name, start, end, matched text) of every match, as the alternation finds them;
         active: the patterns that can match (from active), all that can when None. A match
@@ -5942,28 +5961,34 @@ class Lexicon:
         found = []
         if not active:
             return found
+        # on lowered text when lowering keeps every position, else as written
         lowered = text.lower()
-        if len(lowered) != len(text):
-            lowered = None
-        search, size = self._search, len(text)
-        heads = []  # [start, pattern number, match] of each pattern's next match
+        subject, searches = (lowered, self.searches) if len(lowered) == len(text) else (
+            text, self.slow_searches)
+        size, names = len(text), self.names
+        heads = []  # (start, pattern number, match) of each pattern's next match
         for number in active:
-            match = search(number, text, lowered, 0)
+            match = searches[number](subject, 0)
             if match is not None:
-                heads.append([match.start(), number, match])
+                heads.append((match.start(), number, match))
         while heads:
-            start, number, match = min(heads)  # leftmost; the earlier pattern on a tie
+            # leftmost; the earlier pattern on a tie
+            start, number, match = min(heads) if len(heads) > 1 else heads[0]
             end = match.end()
             if "\n" not in text[start:end]:
-                found.append((self.names[number], start, end, text[start:end]))
+                found.append((names[number], start, end, text[start:end]))
             position = end if end > start else start + 1
             if position > size:
                 break
+            renewed = []
             for head in heads:
-                if head[0] < position:
-                    match = search(head[1], text, lowered, position)
-                    head[0], head[2] = (match.start(), match) if match is not None else (-1, None)
-            heads = [head for head in heads if head[2] is not None]
+                if head[0] >= position:
+                    renewed.append(head)
+                    continue
+                match = searches[head[1]](subject, position)
+                if match is not None:
+                    renewed.append((match.start(), head[1], match))
+            heads = renewed
         return found
 
     def names_in(self, text):
@@ -6344,16 +6369,21 @@ def spoken_parts_as_digits(text):
     return SPOKEN_NUMBER_PART.sub(replace, text)
 
 
+def may_hold_number_words(text):
+    """False when text surely has no NUMBER_WORDS match: an ASCII text without one of the
+    words a match ends with (NUMBER_WORD_TEST), or a text without an ASCII letter."""
+    if text.isascii():
+        return NUMBER_WORD_TEST.search(text.lower()) is not None
+    return ASCII_LETTER.search(text) is not None
+
+
 def spelled_numbers_as_digits(text, ordinals=False):
     """text with number words written as digits ("eight" -> "8", "twenty-one" -> "21",
     "third" -> "3rd" when ordinals; spoken_parts_as_digits first). A lone "one" used as a
     pronoun ("the one", "one of") and a lone scale word ("million" after digits: "6.8
     million") are left alone."""
     text = spoken_parts_as_digits(text)
-    if text.isascii():
-        if NUMBER_WORD_TEST.search(text.lower()) is None:
-            return text
-    elif not ASCII_LETTER.search(text):
+    if not may_hold_number_words(text):
         return text
 
     def replace(match):
@@ -6496,6 +6526,9 @@ SCORE_MENTION = deferred_pattern(r"(?<![\w.,-])(\d{1,3})\s*(?:-|\u2013|:|to)\s*(
                            r"(?![\w]|[.,]\d|-\d)")
 
 
+DECIMAL_COMMA_DIGITS = deferred_pattern(r"\d+,\d{1,2}")  # "4,6": read whole, a decimal comma
+
+
 def decimal_value(digits, dot_thousands=False):
     """Decimal of a digit string with any thousands separator ("15,000", "15 000", "15'000")
     or a decimal comma ("4,6"); None when it is not a number. dot_thousands: the text is in a
@@ -6503,7 +6536,7 @@ def decimal_value(digits, dot_thousands=False):
     digits = digits.replace(" ", "").replace("'", "")
     if dot_thousands and DOT_THOUSANDS.fullmatch(digits):
         digits = digits.replace(".", "")
-    if re.fullmatch(r"\d+,\d{1,2}", digits):
+    if DECIMAL_COMMA_DIGITS.fullmatch(digits):
         digits = digits.replace(",", ".")
     try:
         return decimal.Decimal(digits.replace(",", ""))
@@ -6567,11 +6600,11 @@ def as_count(mention):
 HAS_DIGIT = deferred_pattern(r"\d")
 
 
-def date_mentions(text):
+def date_mentions(text, years=True):
     """Calendar mentions in text as dicts {year, month, day, season, start, end}, each part
     None when absent. "2026-06-19", "19 June 2026", "June 19th, 2026", "19/06/2026"
     (both day-month readings kept as "alt"), "June 2026", "Fall 1946", and bare years
-    ("1963", "328 BC" -> -328) are read.
+    ("1963", "328 BC" -> -328; left out when years is False) are read.
     """
     mentions, covered = [], []
     if not HAS_DIGIT.search(text):
@@ -6604,7 +6637,7 @@ def date_mentions(text):
         mentions.append({"year": year, "month": month, "day": day, "season": season, "alt": alt,
                          "start": match.start(), "end": match.end()})
         covered.append((match.start(), match.end()))
-    for match in YEAR_MENTION.finditer(text):
+    for match in YEAR_MENTION.finditer(text) if years else ():
         if any(start <= match.start() < end for start, end in covered):
             continue
         era = (match.group("era") or "").casefold().replace(".", "")
@@ -6740,7 +6773,7 @@ def piece_markers(clauses, category=None):
     whole answer (pieces joined by newlines, which no marker crosses; ^ and $ hold per
     piece). Returns, per clause, a list of (piece, matches)."""
     pieces = [_pieces(clause["text"]) for clause in clauses]
-    joined = "\n".join(piece for found in pieces for piece in found)
+    joined = "\n".join([piece for found in pieces for piece in found])
     matches = _scan(joined, active_markers(joined, category))
     result, offset, cursor = [], 0, 0
     for found in pieces:
@@ -7154,10 +7187,34 @@ def background_limits(clauses, context, facts):
             facts.add("limit_about_another_detail")
 
 
-def read_answer(answer, item):
+TEXT_READINGS_KEPT = 4096  # answers of up to TEXT_READING_MAX_CHARS whose text reading is kept
+TEXT_READING_MAX_CHARS = 1000
+
+
+def answer_text_reading(answer, category):
+    """What reading an answer learns from its text alone (and the category, which decides
+    whether document silence is a role): its clauses (answer_clauses) and, per clause, its
+    pieces with their raw markers (piece_markers). The reading of the last TEXT_READINGS_KEPT
+    short answers is kept: the same answer on another item, epoch or model is read once.
+    Readers share it and never change it."""
+    if len(answer) > TEXT_READING_MAX_CHARS:
+        return _text_reading(answer, category)
+    return _kept_text_reading(answer, category)
+
+
+def _text_reading(answer, category):
+    segments = answer_clauses(prepared_text(fields_as_text(answer)))
+    return tuple(segments), tuple(piece_markers(segments, category))
+
+
+_kept_text_reading = functools.lru_cache(maxsize=TEXT_READINGS_KEPT)(_text_reading)
+
+
+def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
-    across clauses. Returns (clauses, facts), facts being reason codes found on the way. A
-    JSON object answer is read as its fields (fields_as_text).
+    across clauses. Returns (clauses, facts), facts being reason codes found on the way
+    (context: the item's answer_context, when the caller has it). A JSON object answer
+    is read as its fields (fields_as_text).
 
     - An aside or quote without markers inside a forward clause belongs to that abstention
       ("As of my cutoff (April 2024), I don't know").
@@ -7170,10 +7227,10 @@ def read_answer(answer, item):
       once the answer says the document is silent, unless it is cued as the answer
       (cued_as_answer).
     """
-    context = answer_context(item)
-    segments = answer_clauses(prepared_text(fields_as_text(answer)))
-    clauses = [read_clause(clause, context, scanned)
-               for clause, scanned in zip(segments, piece_markers(segments, context.category))]
+    context = context or answer_context(item)
+    segments, scanned = answer_text_reading(answer, context.category)
+    clauses = [read_clause(clause, context, markers)
+               for clause, markers in zip(segments, scanned)]
     facts = set()
     for clause in clauses:
         host = clause["host"]
@@ -7782,9 +7839,10 @@ def _match_yes_no(reading, text):
         "opposite_polarity"
 
 
-def match_in_text(gold, text, item):
-    """(matched, why) for one gold answer against the text of one clause."""
-    context = answer_context(item)
+def match_in_text(gold, text, item, context=None):
+    """(matched, why) for one gold answer against the text of one clause (context: the item's
+    answer_context, when the caller has it)."""
+    context = context or answer_context(item)
     reading = gold_reading(gold, context.question)
     if reading["kind"] in ("date", "year", "years"):
         return _match_dates(reading, text)
@@ -7801,12 +7859,13 @@ def _match_result(matched, gold, rule, why):
     return {"matched": bool(matched), "gold": gold, "rule": rule, "why": why}
 
 
-def match_clauses(clauses, item):
-    """Gold matching over an answer already read into clauses (see match_gold_v2).
+def match_clauses(clauses, item, context=None):
+    """Gold matching over an answer already read into clauses (see match_gold_v2; context:
+    the item's answer_context, when the caller has it).
 
     Returns (match, answering clause index, alternatives or None).
     """
-    context = answer_context(item)
+    context = context or answer_context(item)
     index = answering_clause(clauses, context)
     alternatives = alternative_candidates(match_text_of(index, clauses), context.kind,
                                           context.source_text) if index is not None else None
@@ -7830,14 +7889,15 @@ def match_clauses(clauses, item):
     text = match_text_of(index, clauses)
     first_why = None
     for gold in golds:
-        matched, why = match_in_text(gold, text, item)
+        matched, why = match_in_text(gold, text, item, context)
         if matched:
             return _match_result(True, gold, gold_reading(gold, context.question)["kind"],
                                  why), index, None
         first_why = first_why or why
     for other, clause in enumerate(clauses):
         if other != index and clause["content"] and any(
-                match_in_text(gold, match_text_of(other, clauses), item)[0] for gold in golds):
+                match_in_text(gold, match_text_of(other, clauses), item, context)[0]
+                for gold in golds):
             return _match_result(False, golds[0], "background",
                                  "gold_only_outside_answering_clause"), index, None
     return _match_result(False, golds[0], gold_reading(golds[0], context.question)["kind"],
@@ -7858,8 +7918,9 @@ def match_gold_v2(response, item):
     """
     if not isinstance(response, str) or not response.strip():
         return _match_result(False, None, "none", "empty_response")
-    clauses, _ = read_answer(response, item)
-    return match_clauses(clauses, item)[0]
+    context = answer_context(item)
+    clauses, _ = read_answer(response, item, context)
+    return match_clauses(clauses, item, context)[0]
 
 
 def matches_gold_v2(response, item):
@@ -7892,8 +7953,9 @@ def classify_v2(answer, item):
     """
     if not isinstance(answer, str) or not answer.strip():
         raise InputError("an empty answer cannot be classified (it is a technical failure)")
-    clauses, facts = read_answer(answer, item)
-    match, index, alternatives = match_clauses(clauses, item)
+    context = answer_context(item)
+    clauses, facts = read_answer(answer, item, context)
+    match, index, alternatives = match_clauses(clauses, item, context)
     roles = {clause["role"] for clause in clauses}
     content = any(clause["content"] for clause in clauses)
     forward = any(role in FORWARD_ROLES for role in roles)
@@ -8007,6 +8069,9 @@ SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]
                              r"(?P<part>half|halves|thirds?|quarters?|fifths?)\b|"
                              r"\bfifty[\s-]fifty\b|"
                              r"(?<![\w.])50\s?[/-]\s?50(?![\w.])", re.IGNORECASE)
+# one of these is in every SPOKEN_FRACTION match, "point" in every SPOKEN_DECIMAL match
+FRACTION_TEST = deferred_pattern(r"half|halves|third|quarter|fifth|fifty|50")
+POINT_TEST = deferred_pattern(r"point")
 FRACTION_PARTS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
                   "fifth": 5, "fifths": 5}
 SPOKEN_DECIMAL = deferred_pattern(
@@ -8079,6 +8144,31 @@ NEXT_WORD = deferred_pattern(r"[^\S\n]*(?:%|percent\b|per\s?cent\b)?[^\S\n]*([^\
 PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
 PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
+# patterns of the mention reader (_classify_mention and after), declared once
+SCALE_KEY_AFTER = deferred_pattern(r"\s*(?:=|means\b)")
+PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
+SCALE_WORD_AFTER = deferred_pattern(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b",
+                                    re.IGNORECASE)
+OF_AFTER = deferred_pattern(r"\s*%?\s*of\b")
+OF_CONFIDENCE_AFTER = deferred_pattern(r"\s*%?\s*of\s+(?:confidence|certainty)\b",
+                                       re.IGNORECASE)
+OF_SOMETHING_AFTER = deferred_pattern(r"\s*of\b(?!\s+(?:confidence|certainty))")
+RANGE_OPEN_BEFORE = deferred_pattern(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\s*$",
+                                     re.IGNORECASE)
+YEAR_PREPOSITION_BEFORE = deferred_pattern(r"\b(?:in|since|by|from|until|during|of|around|"
+                                           r"circa)\s*$", re.IGNORECASE)
+WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-][^\S\n]+$")
+LABEL_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\W*$", re.IGNORECASE)
+ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
+WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
+LABEL_COLON_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\s*:\s*$", re.IGNORECASE)
+BETWEEN_BEFORE = deferred_pattern(r"\bbetween\s*$", re.IGNORECASE)
+RANGE_OPENER_BEFORE = deferred_pattern(r"\b(?:between|from)\s*$", re.IGNORECASE)
+AND_WORD = deferred_pattern(r"\band\b")
+FOUR_DIGITS = deferred_pattern(r"\d{4}")
+LETTERS = deferred_pattern(r"[a-z]+")
+SENTENCE_BREAK = deferred_pattern(r"[.!?\n;:]\s")
+CAPITALIZED_RUN = deferred_pattern(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
 
 
 def _confidence_result(value=None, strategy=None, reason=None):
@@ -8088,8 +8178,12 @@ def _confidence_result(value=None, strategy=None, reason=None):
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
     quote marks removed, full-width forms folded and every space and dash in one form."""
-    reply = STRUCK.sub(" ", CODE_FENCE.sub(" ", prepared_text(str(text))))
-    reply = MARKDOWN_INLINE.sub("", reply)
+    reply = prepared_text(str(text))
+    if "```" in reply:
+        reply = CODE_FENCE.sub(" ", reply)
+    if "~~" in reply:
+        reply = STRUCK.sub(" ", reply)
+    reply = without_emphasis(reply)
     return reply.replace('"', " ").replace("\u2013", "-").strip()
 
 
@@ -8108,7 +8202,7 @@ def _mention(reply, start, end, kind="number"):
     if kind == "spoken":
         match = SPOKEN_DECIMAL.match(token)
         digits = "".join(str(NUMBER_WORD_VALUES.get(w, 0)) for w in
-                         re.findall(r"[a-z]+", match.group("digits").casefold()))
+                         LETTERS.findall(match.group("digits").casefold()))
         return decimal.Decimal(("1" if match.group("whole").casefold() == "one" else "0") + "." +
                        digits), False
     ordinal = ORDINAL_SUFFIX.search(token) is not None
@@ -8122,13 +8216,15 @@ def _mention(reply, start, end, kind="number"):
 
 
 def _number_spans(reply):
-    spans = [(m.start(), m.end(), "fraction") for m in SPOKEN_FRACTION.finditer(reply)]
-    spans += [(m.start(), m.end(), "spoken") for m in SPOKEN_DECIMAL.finditer(reply)
+    fractions = SPOKEN_FRACTION.finditer(reply) if may_contain(reply, FRACTION_TEST) else ()
+    spans = [(m.start(), m.end(), "fraction") for m in fractions]
+    decimals = SPOKEN_DECIMAL.finditer(reply) if may_contain(reply, POINT_TEST) else ()
+    spans += [(m.start(), m.end(), "spoken") for m in decimals
               if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
     for match in CONFIDENCE_NUMBER.finditer(reply):
         if not any(s < match.end() and match.start() < e for s, e, _ in spans):
             spans.append((match.start(), match.end(), "number"))
-    for match in NUMBER_WORDS.finditer(reply):
+    for match in NUMBER_WORDS.finditer(reply) if may_hold_number_words(reply) else ():
         if not any(s < match.end() and match.start() < e for s, e, _ in spans):
             spans.append((match.start(), match.end(), "words"))
     return sorted(spans)
@@ -8161,7 +8257,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     previous = PREVIOUS_WORD.search(before)
     previous_word = previous.group(1) if previous else ""
     mention["percent"] = PERCENT_MARK.match(after) is not None
-    if any(s <= start < e for s, e, _ in scale_spans) or re.match(r"\s*(?:=|means\b)", after):
+    if any(s <= start < e for s, e, _ in scale_spans) or SCALE_KEY_AFTER.match(after):
         return "scale"
     if NEGATED_VALUE.search(before) and not CHOICE_BETWEEN.search(before):
         return "negated"
@@ -8171,37 +8267,33 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         if next_word in PROMPT_WORDS:
             return "ignored"
         if not (mention["percent"] or re.fullmatch(r"\W*" + re.escape(token) + r"\W*", reply) or
-                not before.strip(" *_\"'") and re.match(r"\s*[.;,:!-]", after) or
+                not before.strip(" *_\"'") and PUNCTUATION_AFTER.match(after) or
                 next_word in ("confidence", "confident", "sure", "certain", "out", "of") and
                 not next_word == "of" or denominator or CONFIDENCE_LABEL.search(before) or
                 previous_word.casefold() in CONFIDENCE_LEAD and (
                     not next_word or next_word in CONFIDENCE_WORDS) or
-                re.search(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\s*$", before, re.IGNORECASE)):
+                RANGE_OPEN_BEFORE.search(before)):
             return "ignored" if not next_word or next_word in CONFIDENCE_WORDS else "other"
-    if re.fullmatch(r"\d{4}", token) and re.search(r"\b(?:in|since|by|from|until|during|"
-                                                    r"of|around|circa)\s*$", before, re.IGNORECASE):
+    if FOUR_DIGITS.fullmatch(token) and YEAR_PREPOSITION_BEFORE.search(before):
         return "other"
     if mention["ordinal"] or any(s <= start < e for s, e in dates) or OTHER_BEFORE.search(before) \
             or OTHER_AFTER.match(after) or THOUSANDS_GROUPED.fullmatch(token) \
-            or re.match(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b", after,
-                        re.IGNORECASE):
+            or SCALE_WORD_AFTER.match(after):
         return "other"
     if denominator:
         mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
         return "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS:
         return "other"
-    if re.match(r"\s*%?\s*of\b", after) and not re.match(
-            r"\s*%?\s*of\s+(?:confidence|certainty)\b", after, re.IGNORECASE):
+    if OF_AFTER.match(after) and not OF_CONFIDENCE_AFTER.match(after):
         return "other"
-    if previous_word[:1].isupper() and re.search(r"[\w'-][^\S\n]+$", before) and \
+    if previous_word[:1].isupper() and WORD_SPACE_BEFORE.search(before) and \
             previous_word.casefold() not in STOPWORDS and \
-            previous_word.casefold() not in CONFIDENCE_LEAD and not re.search(
-                r"(?:" + _LABELS + r")\W*$", before, re.IGNORECASE) and \
-            not re.search(r"[:=]\s*$", before):
+            previous_word.casefold() not in CONFIDENCE_LEAD and not \
+            LABEL_BEFORE.search(before) and not ASSIGNMENT_BEFORE.search(before):
         return "other"
-    label = re.search(r"\b([^\W\d_][\w'-]*)\s*:\s*$", before)
-    if label and not re.search(r"(?:" + _LABELS + r")\s*:\s*$", before, re.IGNORECASE) and \
+    label = WORD_COLON_BEFORE.search(before)
+    if label and not LABEL_COLON_BEFORE.search(before) and \
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
                 "answer", "value", "verdict", "result", "reply"} and \
             not CORRECTION.search(before[-30:]):
@@ -8233,15 +8325,16 @@ def confidence_mentions(reply, answer=None):
     scale_spans = [(m.start(), m.end(), int(m.group("high"))) for m in SCALE_NOTE.finditer(reply)
                    if (m.group("low"), m.group("high")) in (("0", "100"), ("1", "100"), ("0", "10"),
                                                             ("1", "10"), ("0", "1"), ("1", "5"))
-                   and not re.search(r"\bbetween\s*$", reply[:m.start()], re.IGNORECASE)]
-    dates = [(d["start"], d["end"]) for d in date_mentions(reply) if d["month"] or d["season"]]
+                   and not BETWEEN_BEFORE.search(reply[:m.start()])]
+    dates = [(d["start"], d["end"]) for d in date_mentions(reply, years=False)
+             if d["month"] or d["season"]]
     answer_words = set(folded_words(spelled_numbers_as_digits(prepared_text(answer)))) | set(
         folded_words(prepared_text(answer))) if answer else set()
     mentions = []
     for start, end, kind in _number_spans(reply):
         if kind == "fraction":
             count, parts = _mention(reply, start, end, kind)
-            of_something = re.match(r"\s*of\b(?!\s+(?:confidence|certainty))", reply[end:])
+            of_something = OF_SOMETHING_AFTER.match(reply[end:])
             mentions.append({"value": count, "kind": "other" if of_something else "candidate",
                              "ordinal": False,
                              "percent": False, "denominator": parts, "decimal": False,
@@ -8305,7 +8398,7 @@ def _statement_about_something_else(before):
     for the quarter was 2.5%": QUANTITY_STATEMENT). A sentence that talks of confidence
     (CONFIDENCE_TALK) states none; nor does one that rates ("I'd rate it", "I'd say":
     RATING_TALK) unless a quantity noun is its subject."""
-    sentence = re.split(r"[.!?\n;:]\s", before)[-1]
+    sentence = SENTENCE_BREAK.split(before)[-1]
     if CONFIDENCE_TALK.search(sentence):
         return False
     if QUANTITY_STATEMENT.search(sentence):
@@ -8325,9 +8418,9 @@ def _ranges(reply, mentions):
     while index + 1 < len(mentions):
         low, high = mentions[index], mentions[index + 1]
         between = reply[low["end"]:high["start"]]
-        joined = RANGE_JOIN.match(between) and (not re.search(r"\band\b", between) or re.search(
-            r"\b(?:between|from)\s*$", reply[:low["start"]], re.IGNORECASE)) and \
-            not CHOICE_BETWEEN.search(reply, 0, low["start"])
+        joined = RANGE_JOIN.match(between) and (
+            not AND_WORD.search(between) or RANGE_OPENER_BEFORE.search(reply[:low["start"]])) \
+            and not CHOICE_BETWEEN.search(reply, 0, low["start"])
         if not joined or "scale" in (low["kind"], high["kind"]) or \
                 "negated" in (low["kind"], high["kind"]):
             index += 1
@@ -8384,11 +8477,10 @@ def _repeats_answer(reply, answer):
     given = set(folded_words(prepared_text(answer)))
     if said and all(w in given for w in said):
         return True
-    names = {phrase.casefold() for phrase in re.findall(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*",
-                                                        prepared_text(answer))
+    names = {phrase.casefold() for phrase in CAPITALIZED_RUN.findall(prepared_text(answer))
              if phrase.casefold() not in NOT_NAMES}
-    return any(phrase.casefold() in names for phrase in
-               re.findall(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*", reply) if " " in phrase)
+    return any(phrase.casefold() in names for phrase in CAPITALIZED_RUN.findall(reply)
+               if " " in phrase)
 
 
 SENTENCE_STOP = deferred_pattern(r"[.;!?](?:\s|$)")
@@ -8438,7 +8530,9 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     reply = confidence_text(text)
     mentions = confidence_mentions(reply, answer)
     strategy = None
-    corrections = [m for m in CORRECTION.finditer(reply)
+    # a correction needs a candidate before it and one after it: two at least
+    several = sum(n["kind"] == "candidate" for n in mentions) >= 2
+    corrections = [m for m in (CORRECTION.finditer(reply) if several else ())
                    if any(n["start"] >= m.end() and n["kind"] == "candidate" for n in mentions)]
     if corrections and any(n["start"] < corrections[-1].start() and n["kind"] == "candidate"
                            for n in mentions):
@@ -8449,7 +8543,7 @@ def parse_confidence_v2(text, scale="percent", answer=None):
         for mention in labelled:
             mention["kind"] = "candidate"
         mentions = labelled
-        strategy = "json_field" if re.search(r"[{}]", str(text)) else "labelled"
+        strategy = "json_field" if "{" in str(text) or "}" in str(text) else "labelled"
     candidates = [m for m in mentions if m["kind"] == "candidate"]
     values = []
     for mention in candidates:

@@ -1125,6 +1125,42 @@ class LexiconTest(unittest.TestCase):
         self.assertIsNone(ref2.required_literals(r"\w+"))
 
 
+class TextReadingTest(unittest.TestCase):
+    """An answer's text is read once per category and the kept reading is shared unchanged."""
+
+    ANSWER = "The report does not state the amount."
+    CCQ = {"question_id": "CCQ-TXT-801", "category": "CCQ",
+           "question": "What amount did the board approve?",
+           "document": "The board approved [REDACTED] for the works."}
+    PCQ = {"question_id": "PCQ-TXT-801", "category": "PCQ",
+           "question": "What amount did the board approve?", "correct_answer": "5 million"}
+
+    def test_the_same_text_on_items_of_two_categories(self):
+        first = ehq_ref.classify(self.ANSWER, self.CCQ, "ehq_ref-2")
+        other = ehq_ref.classify(self.ANSWER, self.PCQ, "ehq_ref-2")
+        again = ehq_ref.classify(self.ANSWER, self.CCQ, "ehq_ref-2")
+        self.assertEqual(first["label"], "ABSTAIN")
+        self.assertEqual(first["clauses"][0]["role"], "document_silence")
+        self.assertEqual(other["label"], "CONFIDENT_WRONG")  # silence is a role on CCQ only
+        self.assertEqual(other["clauses"][0]["role"], "content")
+        self.assertEqual(again, first)
+
+    def test_short_readings_are_kept_and_long_ones_are_not(self):
+        kept = ehq_ref.answer_text_reading(self.ANSWER, "CCQ")
+        self.assertIs(ehq_ref.answer_text_reading(self.ANSWER, "CCQ"), kept)
+        self.assertIsNot(ehq_ref.answer_text_reading(self.ANSWER, "PCQ"), kept)
+        self.assertEqual([clause["text"] for clause in kept[0]], [self.ANSWER])
+        ehq_ref.classify(self.ANSWER, self.CCQ, "ehq_ref-2")
+        self.assertEqual(kept[0][0], {"text": self.ANSWER, "kind": "plain", "joined": "line",
+                                      "host": None, "lead_in": False, "section": None})
+        json_reading = ehq_ref.answer_text_reading('{"answer": "Paris", "year": 1900}', "PCQ")
+        self.assertEqual([clause["text"] for clause in json_reading[0]],
+                         ["Paris", "year: 1900"])
+        long_answer = "I don't know. " * (ehq_ref.TEXT_READING_MAX_CHARS // 14 + 1)
+        self.assertIsNot(ehq_ref.answer_text_reading(long_answer, "PCQ"),
+                         ehq_ref.answer_text_reading(long_answer, "PCQ"))
+
+
 class ProbeTest(unittest.TestCase):
     """The held-out probe sets (own labels) stay labelled as written."""
 
