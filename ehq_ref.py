@@ -8483,6 +8483,23 @@ def _repeats_answer(reply, answer):
                if " " in phrase)
 
 
+RESTATEMENT_MIN_WORDS = 4
+
+
+def _restates_answer(reply, answer):
+    """True when a reply is a sentence of the earlier answer again, whatever numbers it holds:
+    at least RESTATEMENT_MIN_WORDS words that are not stopwords, every one of them (numbers
+    included) a word of the answer ("The fleet has 85 aircraft." after that answer). A bare
+    value, or a reply with any word of its own ("Confidence: 85"), is read as usual."""
+    if not answer:
+        return False
+    said = [w for w in folded_words(reply) if w not in STOPWORDS]
+    if len(said) < RESTATEMENT_MIN_WORDS:
+        return False
+    given = set(folded_words(prepared_text(answer)))
+    return all(w in given for w in said)
+
+
 SENTENCE_STOP = deferred_pattern(r"[.;!?](?:\s|$)")
 
 
@@ -8528,6 +8545,8 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     if text is None or not str(text).strip():
         return _confidence_result(reason="no_value")
     reply = confidence_text(text)
+    if _restates_answer(reply, answer):
+        return _confidence_result(reason="answer_repeated")
     mentions = confidence_mentions(reply, answer)
     strategy = None
     # a correction needs a candidate before it and one after it: two at least

@@ -1361,3 +1361,30 @@ class RealSmolTest(unittest.TestCase):
             ("The serial code of the new turbine is 'TX-55'.", CCQ_SERIAL, "CONFIDENT_WRONG"),
             ("The serial code is TX-55. This code helps the operators.", CCQ_SERIAL,
              "CONFIDENT_WRONG")))
+
+
+class ConfidenceRestatementTest(unittest.TestCase):
+    """A real small model often answers the confidence request with its answer again."""
+
+    ANSWER = "The Marlow ferry carried 4,200 passengers in 2019, about 12% more than in 2018."
+
+    def read(self, reply, answer=ANSWER):
+        result = ref2.parse_confidence_v2(reply, "percent", answer)
+        return result["value"], result["reason"]
+
+    def test_a_sentence_of_the_answer_again_is_no_confidence(self):
+        for reply in ("The Marlow ferry carried 4,200 passengers in 2019.",
+                      "In 2019 the Marlow ferry carried about 12% more passengers.",
+                      "The ferry carried 4,200 passengers, about 12% more than in 2018."):
+            self.assertEqual(self.read(reply), (None, "answer_repeated"), reply)
+        rated = ("The branch with the lowest approval rating was the Harbor office, with a "
+                 "satisfaction score of 88%.")  # read as a labelled 0.88 before
+        self.assertEqual(self.read(rated, answer=rated), (None, "answer_repeated"))
+
+    def test_a_value_or_a_word_of_its_own_is_read_as_usual(self):
+        self.assertEqual(self.read("12"), (0.12, None))
+        self.assertEqual(self.read("Confidence: 85"), (0.85, None))
+        self.assertEqual(self.read("I am 70% sure the ferry carried 4,200 passengers."),
+                         (0.7, None))
+        self.assertEqual(self.read("The Marlow ferry carried 4,200 passengers.", answer=None),
+                         (None, "answer_repeated"))  # without the answer: its numbers' nouns
