@@ -11207,6 +11207,8 @@ class ResponseCache:
 # among the requests) must not depend on the machine.
 
 READ_PROCESS_MIN_UNITS = 200  # fewer answers than this: starting a process does not pay
+READER_ENVIRONMENT = ("PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL",
+                      "LC_CTYPE")  # all the child gets: no key or other secret goes with it
 READ_WINDOW = 8
 READER_CODE = (
     "import importlib.util, signal, sys\n"
@@ -11216,6 +11218,11 @@ READER_CODE = (
     "kit = sys.modules[spec.name] = importlib.util.module_from_spec(spec)\n"
     "spec.loader.exec_module(kit)\n"
     "kit.serve_readings(sys.stdin.buffer, sys.stdout.buffer)\n")
+
+
+def reader_environment(environ):
+    """The child reader's environment: only the READER_ENVIRONMENT variables of ``environ``."""
+    return {name: environ[name] for name in READER_ENVIRONMENT if name in environ}
 
 
 def read_all_confidences(text, scale, answer):
@@ -11282,7 +11289,8 @@ class ExchangeReader:
             try:
                 self._child = subprocess.Popen(
                     [sys.executable, "-c", READER_CODE, os.path.abspath(__file__)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                    env=reader_environment(os.environ))
             except OSError:
                 self._child = None
         self._process = self._child  # kept for close() after the child is lost

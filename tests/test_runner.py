@@ -705,3 +705,11 @@ class ExchangeReaderTest(unittest.TestCase):
         while reader.in_child and time.monotonic() < deadline:
             time.sleep(0.01)
         self.assertFalse(reader.in_child)
+
+
+class ReaderEnvironmentTest(unittest.TestCase):
+    def test_the_child_reader_gets_no_key(self):
+        environ = {"PATH": "/usr/bin", "LANG": "C.UTF-8", "OPENAI_API_KEY": CANARY,
+                   "MY_ROUTE_KEY": CANARY, "HTTPS_PROXY": "http://user:pw@proxy:8080"}
+        self.assertEqual(ehq_ref.reader_environment(environ),
+                         {"PATH": "/usr/bin", "LANG": "C.UTF-8"})
