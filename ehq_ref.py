@@ -11220,6 +11220,18 @@ READER_CODE = (
     "kit.serve_readings(sys.stdin.buffer, sys.stdout.buffer)\n")
 
 
+def kit_file_identity():
+    """(size, modification time in ns) of this file as it is now; None when it cannot be read."""
+    try:
+        found = os.stat(os.path.abspath(__file__))
+    except (OSError, NameError):
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+KIT_FILE_AT_IMPORT = kit_file_identity()  # the child must run the code this process runs
+
+
 def reader_environment(environ):
     """The child reader's environment: only the READER_ENVIRONMENT variables of ``environ``."""
     return {name: environ[name] for name in READER_ENVIRONMENT if name in environ}
@@ -11323,16 +11335,22 @@ class ExchangeReader:
         return _Reading(exchange, read_exchange(*exchange))
 
     def _collect(self, child):
-        """The child's replies, handed to the readings waiting for them."""
-        for line in child.stdout:
-            number, value, error = json.loads(line)
-            with self._lock:
-                reading = self._waiting.pop(number, None)
-            if reading is not None:  # None: already handed back to be read here
-                reading.value, reading.error = value, error
-                reading.done.set()
-        child.stdout.close()
-        self._lost()
+        """The child's replies, handed to the readings waiting for them. A line that is not a
+        whole reply (the child died while writing it) ends the child: the rest is read here."""
+        try:
+            for line in child.stdout:
+                try:
+                    number, value, error = json.loads(line)
+                except ValueError:  # also a reply of another shape
+                    break
+                with self._lock:
+                    reading = self._waiting.pop(number, None)
+                if reading is not None:  # None: already handed back to be read here
+                    reading.value, reading.error = value, error
+                    reading.done.set()
+        finally:
+            child.stdout.close()
+            self._lost()
 
     def _lost(self):
         """No child any more: the readings still waiting are read by their callers."""
@@ -11347,11 +11365,15 @@ class ExchangeReader:
             child, self._child, self._process = self._process, None, None
         if child is None:
             return
+        if not self._writing.acquire(timeout=1.0):  # a writer is stuck on a full pipe
+            child.kill()  # its write now fails, and it lets go
+            self._writing.acquire()
         try:
-            with self._writing:
-                child.stdin.close()
+            child.stdin.close()
         except OSError:
             pass
+        finally:
+            self._writing.release()
         try:
             child.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
@@ -11361,8 +11383,10 @@ class ExchangeReader:
 
 def reads_in_child(units, reproducible=False):
     """Whether a run reads in a child: many answers, more than one CPU, built-in classifiers,
-    and not --reproducible (whose events must not depend on the machine)."""
+    this file unchanged since it was imported (the child reads it again), and not
+    --reproducible (whose events must not depend on the machine)."""
     return (not reproducible and units >= READ_PROCESS_MIN_UNITS and (os.cpu_count() or 1) > 1
+            and KIT_FILE_AT_IMPORT is not None and kit_file_identity() == KIT_FILE_AT_IMPORT
             and len(CLASSIFIERS) == len(BUILT_IN_CLASSIFIERS)
             and all(CLASSIFIERS.get(name) is spec for name, spec in BUILT_IN_CLASSIFIERS))
 
@@ -11870,7 +11894,8 @@ def internal_failure_record(ctx, unit, error):
     final, so a resume (perhaps with a fixed kit) asks it again.
     """
     route, item, target, epoch = unit
-    message = ctx.secrets.scrub(f"{type(error).__name__}: {error}")[:500]
+    said = str(error) if isinstance(error, ReadingFailed) else f"{type(error).__name__}: {error}"
+    message = ctx.secrets.scrub(said)[:500]  # a child's failure already names its type
     message = message.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate, say
     base = {"question_id": item_id(item), "model": route.name, "category": item_category(item),
             "subcategory": item_subcategory(item), "cluster": item_cluster(item),
@@ -12816,9 +12841,13 @@ def _collect(ctx, work, paths, prompts, progress):
             return guarded(unit, lambda: ask_item(ctx, route, item, prompts, epoch))
         return guarded(unit, lambda: evaluate_target(ctx, route, item, target, prompts))
 
-    def store(entry):
-        unit, asked = entry
-        record, line = guarded(unit, asked.record) if isinstance(asked, AskedItem) else entry
+    def settle():
+        """Store the oldest waiting unit. Its reading is waited for while it still waits, so a
+        Ctrl+C then leaves it waiting (the drain stores it), never lost or stored twice."""
+        unit, asked = waiting[0]
+        record, line = guarded(unit, asked.record) if isinstance(asked, AskedItem) else \
+            waiting[0]
+        waiting.popleft()
         _store_record(ctx, record, line, sinks, paths, last_sync)
         written.append(record)
         fields = progress.step(record)
@@ -12841,18 +12870,20 @@ def _collect(ctx, work, paths, prompts, progress):
         for entry in records:  # in arrival order, once read (waiting for at most READ_WINDOW)
             waiting.append(entry)
             while waiting and (ready(waiting[0]) or len(waiting) > READ_WINDOW):
-                store(waiting.popleft())
+                settle()
     finally:
-        while waiting:  # also on Ctrl+C: what was asked is kept (a reading takes milliseconds)
-            store(waiting.popleft())
-        records.close()
-        ctx.reader.close()
-        ctx.reader = ExchangeReader()
-        for kind, handle in sinks.items():
-            with reading(paths[kind]):
-                handle.flush()
-                os.fsync(handle.fileno())
-                handle.close()
+        try:
+            records.close()  # on Ctrl+C: no new call starts, those in flight are cut
+            while waiting:  # what was asked is kept: a reading takes milliseconds
+                settle()
+        finally:  # even when a second Ctrl+C cuts the drain short
+            ctx.reader.close()
+            ctx.reader = ExchangeReader()
+            for kind, handle in sinks.items():
+                with reading(paths[kind]):
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                    handle.close()
     return written
 
 

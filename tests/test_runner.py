@@ -662,6 +662,12 @@ class ReadingBesideTheCallsTest(RunnerCase):
             self.assertFalse(ehq_ref.reads_in_child(many))
         finally:
             del ehq_ref.CLASSIFIERS["throwaway"]
+        saved = ehq_ref.KIT_FILE_AT_IMPORT
+        ehq_ref.KIT_FILE_AT_IMPORT = (0, 0)  # the file changed since this process imported it
+        try:
+            self.assertFalse(ehq_ref.reads_in_child(many))
+        finally:
+            ehq_ref.KIT_FILE_AT_IMPORT = saved
 
 
 class ExchangeReaderTest(unittest.TestCase):
@@ -713,3 +719,51 @@ class ReaderEnvironmentTest(unittest.TestCase):
                    "MY_ROUTE_KEY": CANARY, "HTTPS_PROXY": "http://user:pw@proxy:8080"}
         self.assertEqual(ehq_ref.reader_environment(environ),
                          {"PATH": "/usr/bin", "LANG": "C.UTF-8"})
+
+
+class ReaderFaultTest(unittest.TestCase):
+    """The child reader failing in odd ways: the run reads here and nothing hangs."""
+
+    def reader_with(self, code):
+        saved = ehq_ref.READER_CODE
+        ehq_ref.READER_CODE = code
+        try:
+            reader = ehq_ref.ExchangeReader(process=True)
+        finally:
+            ehq_ref.READER_CODE = saved
+        self.addCleanup(reader.close)
+        return reader
+
+    def test_a_child_dying_in_the_middle_of_a_reply(self):
+        reader = self.reader_with("import sys\nsys.stdin.readline()\n"
+                                  "sys.stdout.write('[0, {\"ehq'); sys.stdout.flush()\n")
+        item = ehq_ref.EXAMPLE_ITEMS[0]
+        reading = reader.submit("Paris.", item, "80", "percent")
+        self.assertTrue(reading.done.wait(10))  # handed back, not left waiting
+        self.assertEqual(reading.result(), ehq_ref.read_exchange("Paris.", item, "80", "percent"))
+
+    def test_closing_while_a_writer_is_stuck_on_a_full_pipe(self):
+        import threading
+        reader = self.reader_with("import time\ntime.sleep(60)\n")  # never reads its input
+        item = dict(ehq_ref.EXAMPLE_ITEMS[0], document="x" * 100_000)
+        writer = threading.Thread(target=lambda: [reader.submit("A.", item, None, "percent")
+                                                  for _ in range(5)], daemon=True)
+        writer.start()
+        writer.join(1.0)
+        self.assertTrue(writer.is_alive())  # blocked writing to the child
+        started = time.monotonic()
+        reader.close()
+        self.assertLess(time.monotonic() - started, 5.0)
+        writer.join(10)
+        self.assertFalse(writer.is_alive())
+
+    def test_a_failed_reading_is_recorded_as_the_childs_exception(self):
+        class Context:
+            secrets = ehq_ref.Secrets(environ={})
+        route = ehq_ref.Route(name="m", provider="offline", provider_model="offline")
+        unit = (route, ehq_ref.EXAMPLE_ITEMS[0], None, None)
+        child = ehq_ref.internal_failure_record(
+            Context, unit, ehq_ref.ReadingFailed("AttributeError: no such thing"))
+        here = ehq_ref.internal_failure_record(Context, unit, AttributeError("no such thing"))
+        self.assertEqual(child, here)
+        self.assertEqual(here["internal_error"], "AttributeError: no such thing")
