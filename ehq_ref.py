@@ -37,9 +37,11 @@ SECTIONS, in dependency order (search for "# === Name"; each uses only earlier o
                       openai_compatible, huggingface, gemini, vertex, anthropic, offline),
                       kept-alive HTTP(S) transport, retries, rate-limit headers, limiter,
                       adaptive concurrency, workers, secrets, route checks
-    Runner            prompts, the record kinds (RecordKind), the per-item pipeline and its
-                      worker guard, epochs, cache, run directory, resume, progress,
-                      verification against the event chain, status, study set-up
+    Runner            prompts, the record kinds (RecordKind), the per-item pipeline (calls
+                      on the workers, labelling beside them: ExchangeReader, in a child
+                      process for a long run) and its worker guard, epochs, cache, run
+                      directory, resume, progress, verification against the event chain,
+                      status, study set-up
     Reports           summaries, CSV, gate, SVG figures, LaTeX, report.md, the HTML report,
                       exports (Inspect AI, lm-eval) and the Inspect import, and the jobs
                       behind run / merge / demo
