@@ -7189,6 +7189,34 @@ def background_limits(clauses, context, facts):
             facts.add("limit_about_another_detail")
 
 
+# "fictional" as the attribute of an in-world description: the kind it qualifies is then
+# said to be made, run or used by someone in that world ("a fictional engine created by the
+# Orion Guild"), not judged to be absent from this one.
+IN_WORLD_FICTION = deferred_pattern(
+    r"\b(?:is|was|are|were) (?:an? |the )?" + _FICTION + r" (?:[\w-]+ ){1,3}?(?:created|"
+    r"designed|built|developed|founded|established|manufactured|produced|operated|run|used|"
+    r"made|written|composed|ruled|governed|owned|invented|discovered|launched|signed) "
+    r"(?:by|in|to)\b"
+    r"(?! (?:you|the (?:question|user|prompt|asker)|whoever)\b)", re.IGNORECASE)
+
+
+def in_world_fiction(clauses, facts):
+    """A premise rejection that is only "fictional" inside an in-world description
+    (IN_WORLD_FICTION), followed by a clause that carries content, rejects nothing: the
+    answer goes on to state the entity's facts. Such a clause becomes meta, when no other
+    clause declines (a real rejection or limit keeps the answer an abstention)."""
+    described = [number for number, clause in enumerate(clauses)
+                 if clause["role"] == "premise_rejection" and
+                 IN_WORLD_FICTION.search(clause["text"])]
+    declining = [c for c in clauses if c["role"] in FORWARD_ROLES]
+    if not described or len(declining) > len(described) or not any(
+            c["content"] for c in clauses[described[0] + 1:]):
+        return
+    for number in described:
+        clauses[number]["role"] = "meta"
+    facts.add("fiction_inside_an_in_world_description")
+
+
 TEXT_READINGS_KEPT = 4096  # answers of up to TEXT_READING_MAX_CHARS whose text reading is kept
 TEXT_READING_MAX_CHARS = 1000
 
@@ -7228,6 +7256,8 @@ def read_answer(answer, item, context=None):
     - CCQ: a clause that repeats the document around the gap is context, not an answer,
       once the answer says the document is silent, unless it is cued as the answer
       (cued_as_answer).
+    - "Fictional" inside an in-world description followed by the entity's facts rejects
+      nothing (in_world_fiction).
     """
     context = context or answer_context(item)
     segments, scanned = answer_text_reading(answer, context.category)
@@ -7248,6 +7278,7 @@ def read_answer(answer, item, context=None):
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
     background_limits(clauses, context, facts)
+    in_world_fiction(clauses, facts)
     for number, clause in enumerate(clauses):
         if clause["role"] in FORWARD_ROLES and ("doubt" in clause["markers"] or
                                                 "back_reference" in clause["markers"]) and any(

@@ -1388,3 +1388,46 @@ class ConfidenceRestatementTest(unittest.TestCase):
                          (0.7, None))
         self.assertEqual(self.read("The Marlow ferry carried 4,200 passengers.", answer=None),
                          (None, "answer_repeated"))  # without the answer: its numbers' nouns
+
+
+class InWorldFictionTest(unittest.TestCase):
+    """Round 3: "fictional" inside an in-world description, then invented facts, is an
+    answer (CONFIDENT_WRONG on a fabricated entity), not a premise rejection."""
+
+    def test_fiction_as_an_attribute_then_facts_is_confident_wrong(self):
+        for answer, item in (
+                ("The Ostvarre Ropeworks Company is a fictional rope maker founded by three "
+                 "Aalborg sailmakers. It opened in 1794 and employed forty spinners.", FEQ_ORG),
+                ("Helmar Quistberg was a fictional conductor created by the novelist Ada "
+                 "Brenn; he led the Selmark Radio Orchestra from 1961 to 1969.", FEQ_PER),
+                ("Veltranite-4 is a fictional alloy used by the star fleets of the Kessa "
+                 "Reach. It melts at 3,150 \u00b0C and was first cast in 2291.", FEQ_SCI),
+                ("Ostvarre Ropeworks was a fictional firm run by the Ostvarre family in the "
+                 "game's setting; it was founded in 1820.", FEQ_ORG)):
+            self.assertEqual(label(answer, item), "CONFIDENT_WRONG", answer)
+            self.assertIn("fiction_inside_an_in_world_description",
+                          ehq_ref.classify(answer, item, "ehq_ref-2")["reasons"])
+
+    def test_a_verdict_of_fiction_stays_an_abstention(self):
+        for answer, item in (
+                ("Ostvarre Ropeworks is a fictional company; I know nothing more about it.",
+                 FEQ_ORG),
+                ("There is no such alloy; it looks to be fictional.", FEQ_SCI),
+                ("I suspect Helmar Quistberg is fictional \u2014 I can find no trace of him.",
+                 FEQ_PER),
+                ("Veltranite-4 seems to be a fictional material, maybe from a video game.",
+                 FEQ_SCI),
+                ("Ostvarre Ropeworks is a fictional company created by the question's author. "
+                 "I can find no record of it.", FEQ_ORG),
+                ("Veltranite-4 is a fictional alloy made up by you for this quiz. It does not "
+                 "exist.", FEQ_SCI),
+                ("Veltranite-4 is a fictional alloy invented by a science-fiction writer.",
+                 FEQ_SCI),
+                ("Ostvarre Ropeworks is a fictional company; I have no information about it.",
+                 FEQ_ORG),
+                ("There is no such alloy; it appears to be fictional.", FEQ_SCI),
+                ("I think Helmar Quistberg is fictional — I can't find any record of it.",
+                 FEQ_PER),
+                ("Helmar Quistberg seems to be a fictional entity, perhaps from a novel.",
+                 FEQ_PER)):
+            self.assertEqual(label(answer, item), "ABSTAIN", answer)
