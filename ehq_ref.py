@@ -11868,7 +11868,12 @@ class AskedItem:
 
 def ask_item(ctx, route, item, prompts, epoch=None):
     """The calls of one route on one item: the final record when nothing is left to read (an
-    exclusion or a failed answer), else an AskedItem whose reading ctx.reader has begun."""
+    exclusion or a failed answer), else an AskedItem whose reading ctx.reader has begun.
+
+    A failed or truncated answer is a technical failure (an exclusion, never an
+    abstention) and no confidence is asked. An unparseable confidence is
+    counted (terminal), never imputed.
+    """
     options, started = ctx.options, ctx.now()
     base = {"kind": ANSWER_RECORD.name, "question_id": item_id(item), "model": route.name,
             "category": item_category(item), "subcategory": item_subcategory(item),
@@ -11907,17 +11912,6 @@ def ask_item(ctx, route, item, prompts, epoch=None):
         confidence, options.reproducible), confidence_prompt_sha256=sha256_hex(question),
         **({} if options.no_text else {"confidence_prompt": question}))
     return AskedItem(record, item, answer.text, confidence, reading, started, ctx.now(), options)
-
-
-def evaluate_item(ctx, route, item, prompts, epoch=None):
-    """The record of one route on one item: answer, confidence, labels, validity.
-
-    A failed or truncated answer is a technical failure (an exclusion, never an
-    abstention) and no confidence is asked. An unparseable confidence is
-    counted (terminal), never imputed.
-    """
-    asked = ask_item(ctx, route, item, prompts, epoch)
-    return asked.record() if isinstance(asked, AskedItem) else asked
 
 
 def internal_failure_record(ctx, unit, error):
@@ -12877,9 +12871,9 @@ def _collect(ctx, work, paths, prompts, progress):
     def settle():
         """Store the oldest waiting unit. Its reading is waited for while it still waits, so a
         Ctrl+C then leaves it waiting (the drain stores it), never lost or stored twice."""
-        unit, asked = waiting[0]
-        record, line = guarded(unit, asked.record) if isinstance(asked, AskedItem) else \
-            waiting[0]
+        entry = waiting[0]
+        unit, asked = entry
+        record, line = guarded(unit, asked.record) if isinstance(asked, AskedItem) else entry
         waiting.popleft()
         _store_record(ctx, record, line, sinks, paths, last_sync)
         written.append(record)
