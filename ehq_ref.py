@@ -8041,6 +8041,7 @@ def classify_v2(answer, item):
 CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answer_repeated")
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
 STRUCK = deferred_pattern(r"~~[^~\n]*~~")
+ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is about 85
 # A confidence's label in other languages (confidence, probability, certainty), by language;
 # a word with accents is also read without them ("probabilite", "pewnosc").
 CONFIDENCE_LABEL_WORDS = {
@@ -8074,10 +8075,14 @@ def _label_words(table):
 
 _LABELS = (r"confidence(?:[ _](?:level|score|rating|value|percent|percentage|estimate))?|"
            r"certainty|probability(?: of (?:correctness|being correct|accuracy))?|prob|p|"
-           r"likelihood|score|rating|final output|output|" + _label_words(CONFIDENCE_LABEL_WORDS))
+           r"likelihood|score|rating|final output|output|final(?=\s*:)|" +
+           _label_words(CONFIDENCE_LABEL_WORDS))
+# a label's link in languages written without spaces ("信頼度は90", "置信度为80", "신뢰도는 70")
+CJK_LINKS = "は|が|为|為|是|은|는|이|가|："
 CONFIDENCE_LABEL = deferred_pattern(
     r"(?:[\"']|\b|(?<=\W))(?:" + _LABELS + r")[\"']?(?:\s*\([^)\n]*\))?\s*(?:is|=|:|-|of|at|"
-    r"as|would be|=>)?\s*(?:about|around|approximately|roughly|~|an?|maybe)?\s*[\"']?$",
+    r"as|would be|=>|" + CJK_LINKS + r")?\s*(?:about|around|approximately|roughly|~|an?|maybe)?"
+    r"\s*[\"']?$",
     re.IGNORECASE)
 CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on second thought|rather|"
                         r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
@@ -8088,9 +8093,12 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"(?:again|more)|having thought|after (?:some )?thought|let's (?:say|go "
                         r"with|call it)|let us say|in the end)\b"
                         r"|\.\.\.\s*no\b", re.IGNORECASE)
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, Han, Hangul
+# a number on its own (a letter or digit next to it makes it part of a word), or beside CJK
+# text, which has no spaces ("信頼度は90です")
 CONFIDENCE_NUMBER = deferred_pattern(
-    r"(?<![\w.,])[-+]?(?:0,\d+(?![\d,])|\d{1,3}(?:,\d{3})+|\d+,\d{1,2}(?![\d,])|\d+)"
-    r"(?:\.\d+)?(?P<ord>st|nd|rd|th)?(?![\w])"
+    r"(?:(?<![\w.,])|(?<=[" + CJK + r"]))[-+]?(?:0,\d+(?![\d,])|\d{1,3}(?:,\d{3})+|"
+    r"\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?(?P<ord>st|nd|rd|th)?(?:(?![\w])|(?=[" + CJK + r"]))"
     r"|(?<![\w.])\.\d+(?![\w])")
 DENOMINATOR = deferred_pattern(
     r"\s*(?:/|out of|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
@@ -8114,8 +8122,11 @@ CONFIDENCE_WORDS = frozenset("""
 percent per cent pct out confidence confident sure certain certainty chance chances
 likelihood probability likely because since as given based that i i'm im my is on for in which
 and but or with to so this it here overall though however now at about there's considering
-due if am was though range region ballpark mark area zone level
+due if am was though range region ballpark mark area zone level from me tops max maximum
 """.split())
+# what may follow a value in languages written without spaces: a copula or a percent word
+CJK_VALUE_WORDS = frozenset("です だ である パーセント パーセントです 입니다 이다 퍼센트 퍼센트입니다 "
+                            "左右 左右です".split())
 PROMPT_WORDS = frozenset("integer integers number numbers value digit digits only word".split())
 CONFIDENCE_LEAD = frozenset("""
 about around roughly approximately approx maybe perhaps probably say call estimate estimated
@@ -8194,6 +8205,11 @@ WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-][^\S\n]+$")
 LABEL_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\W*$", re.IGNORECASE)
 ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
 WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
+# a label that names the confidence in its own words ("Probability that my answer is correct:",
+# "probability_correct": in a JSON object): its phrase, and a confidence word inside it
+LABEL_PHRASE = deferred_pattern(r"[^\n.;{},!?]*$")
+LABEL_TALK = deferred_pattern(r"(?<![a-z0-9])(?:confiden\w*?|certaint[a-z]*|probabilit[a-z]*|"
+                              r"likelihood|chance|odds)(?![a-z0-9])", re.IGNORECASE)
 LABEL_COLON_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\s*:\s*$", re.IGNORECASE)
 BETWEEN_BEFORE = deferred_pattern(r"\bbetween\s*$", re.IGNORECASE)
 RANGE_OPENER_BEFORE = deferred_pattern(r"\b(?:between|from)\s*$", re.IGNORECASE)
@@ -8217,6 +8233,8 @@ def confidence_text(text):
     if "~~" in reply:
         reply = STRUCK.sub(" ", reply)
     reply = without_emphasis(reply)
+    if "ish" in reply:
+        reply = ISH_SUFFIX.sub("", reply)
     return reply.replace('"', " ").replace("\u2013", "-").strip()
 
 
@@ -8316,7 +8334,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     if denominator:
         mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
         return "candidate"
-    if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS:
+    if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS and \
+            next_word not in CJK_VALUE_WORDS:
         return "other"
     if OF_AFTER.match(after) and not OF_CONFIDENCE_AFTER.match(after):
         return "other"
@@ -8327,6 +8346,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "other"
     label = WORD_COLON_BEFORE.search(before)
     if label and not LABEL_COLON_BEFORE.search(before) and \
+            not LABEL_TALK.search(LABEL_PHRASE.search(before[:label.end()]).group(0)) and \
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
                 "answer", "value", "verdict", "result", "reply"} and \
             not CORRECTION.search(before[-30:]):
@@ -8358,7 +8378,8 @@ def confidence_mentions(reply, answer=None):
     scale_spans = [(m.start(), m.end(), int(m.group("high"))) for m in SCALE_NOTE.finditer(reply)
                    if (m.group("low"), m.group("high")) in (("0", "100"), ("1", "100"), ("0", "10"),
                                                             ("1", "10"), ("0", "1"), ("1", "5"))
-                   and not BETWEEN_BEFORE.search(reply[:m.start()])]
+                   and (not BETWEEN_BEFORE.search(reply[:m.start()]) or
+                        (m.group("low"), m.group("high")) in (("0", "1"), ("0", "100")))]
     dates = [(d["start"], d["end"]) for d in date_mentions(reply, years=False)
              if d["month"] or d["season"]]
     answer_words = set(folded_words(spelled_numbers_as_digits(prepared_text(answer)))) | set(
@@ -8460,6 +8481,7 @@ def _ranges(reply, mentions):
             continue
         if low["value"] >= high["value"] and "-" in between:
             low["kind"] = high["kind"] = "other"
+            low["pair"] = high["pair"] = True
             index += 2
             continue
         if high["kind"] == "other" or low["kind"] == "other" and not low["ordinal"]:
@@ -8540,8 +8562,8 @@ def _labelled(reply, mentions):
     """Mentions a confidence label names ("Confidence: 85", "p = 0.6"), with any other
     candidate after the label in the same sentence and line (a reason after it is not one:
     "Confidence: 95. It sits between 71 and 73")."""
-    named = [m for m in mentions if m["kind"] in ("candidate", "other") and
-             CONFIDENCE_LABEL.search(reply[max(0, m["start"] - 60):m["start"]])]
+    named = [m for m in mentions if m["kind"] in ("candidate", "other") and not m.get("pair")
+             and CONFIDENCE_LABEL.search(reply[max(0, m["start"] - 60):m["start"]])]
     if not named:
         return []
     line_end = reply.find("\n", named[0]["end"])

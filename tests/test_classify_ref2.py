@@ -1431,3 +1431,55 @@ class InWorldFictionTest(unittest.TestCase):
                 ("Helmar Quistberg seems to be a fictional entity, perhaps from a novel.",
                  FEQ_PER)):
             self.assertEqual(label(answer, item), "ABSTAIN", answer)
+
+
+class Round4ConfidenceTest(unittest.TestCase):
+    """Round 4 (blind): labels in a confidence's own words, a final line after reasoning,
+    CJK text without spaces, a match score beside a label, a restated 0-1 scale."""
+
+    def read(self, reply, scale="percent", answer="The Tarn Valley Railway"):
+        result = ref2.parse_confidence_v2(reply, scale, answer)
+        return result["value"], result["reason"]
+
+    def test_a_label_phrase_that_names_the_confidence(self):
+        self.assertEqual(self.read("Chance my answer is right: 35%"), (0.35, None))
+        self.assertEqual(self.read("Probability it is correct: 0.8", "probability"), (0.8, None))
+        self.assertEqual(self.read("Answer: 1911. Likelihood correct: 0.4", "probability",
+                                   answer="1911"), (0.4, None))
+        self.assertEqual(self.read('{"p_confidence": 55, "why": "two similar lines"}'),
+                         (0.55, None))
+        # a label of another quantity keeps its number another quantity
+        self.assertEqual(self.read("Opened in: 1911", answer="1911"), (None, "answer_repeated"))
+        self.assertEqual(self.read("Track length: 40"), (None, "answer_repeated"))
+
+    def test_a_final_line_after_reasoning(self):
+        reply = ("Reasoning: two railways share the name; at first I thought 50, then the "
+                 "opening year settled it.\nFinal: 75")
+        self.assertEqual(self.read(reply), (0.75, None))
+        self.assertEqual(self.read("I weighed 50 and 75.\nThe final is hard to call."),
+                         (None, "competing_values"))
+
+    def test_cjk_text_without_spaces(self):
+        self.assertEqual(self.read("確信度は75です。"), (0.75, None))
+        self.assertEqual(self.read("置信度为60"), (0.6, None))
+        self.assertEqual(self.read("신뢰도는 70입니다"), (0.7, None))
+        self.assertEqual(self.read("80です"), (0.8, None))
+        self.assertEqual(self.read("路線は3本です"), (None, "answer_repeated"))  # 3 lines
+
+    def test_a_match_score_is_never_the_labelled_value(self):
+        self.assertEqual(self.read("40 (the final score was 3-1 in my memory)"), (0.4, None))
+        self.assertEqual(self.read("Score: 3-1"), (None, "answer_repeated"))
+
+    def test_a_restated_scale_between_its_ends_is_the_scale(self):
+        reply = "You want a probability between 0 and 1 that I am right. I'd put it at 0.45."
+        self.assertEqual(self.read(reply, "probability"), (0.45, None))
+        self.assertEqual(self.read("Between 0 and 100, I'd say 65."), (0.65, None))
+        self.assertEqual(self.read("Somewhere between 40 and 60."), (0.5, None))  # a range
+
+    def test_approximately_and_a_function_word_after_the_value(self):
+        self.assertEqual(self.read("70ish"), (0.7, None))
+        self.assertEqual(self.read("Maybe 65-ish, honestly."), (0.65, None))
+        self.assertEqual(self.read("A 55 from me."), (0.55, None))
+        self.assertEqual(self.read("90 tops."), (0.9, None))
+        self.assertEqual(self.read("Englishman"), (None, "no_value"))  # "ish" inside a word
+        self.assertEqual(self.read("12 stations"), (None, "answer_repeated"))
