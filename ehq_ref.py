@@ -4593,8 +4593,9 @@ def _parse_probability(text):
 # an answer repeated on another item, epoch or model is segmented and scanned once.
 #
 # Gold matching compares values as values (numbers in words, separators, scales, currency,
-# units, percentages, ordinals, dates, scores, signs and directions) and names as a judge does
-# (surname, short forms, case and diacritics folded), only in the clause that answers
+# units, percentages, ordinals, dates, scores with the side they name as winner, signs and
+# directions) and names as a judge does (surname, short forms, case and diacritics folded; a
+# winner's name in a losing place is no winner), only in the clause that answers
 # (match_gold_v2). Decisions: two candidates for one slot ("1904 or 1908") commit to neither:
 # HEDGE, never a match; a range ("between 1813 and 1815") is one imprecise value, not two
 # candidates, and matches only a gold that is that range.
@@ -6340,25 +6341,39 @@ ASCII_LETTER = deferred_pattern(r"[a-z]", re.IGNORECASE)
 
 
 _DIGIT_WORD = "zero|oh|one|two|three|four|five|six|seven|eight|nine"
+# The word of a fraction's denominator -> its value: "half", "quarter" and the ordinals from
+# "third" on, singular or plural ("two-tenths", "three quarters").
+FRACTION_DENOMINATORS = dict(
+    {"half": 2, "halves": 2, "quarter": 4, "quarters": 4},
+    **{word + suffix: value for word, value in ORDINAL_WORD_VALUES.items() if value >= 3
+       for suffix in ("", "s")})
 SPOKEN_NUMBER_PART = deferred_pattern(
-    r"\b(?:(?P<quarter>(?:a|one) quarter of an?)|(?P<half>half (?:of )?an?)|(?P<three>three "
-    r"quarters of an?)|(?P<whole>(?:" + _CARDINAL + r")(?:[\s-]+(?:" + _CARDINAL + r"))?) "
-    r"(?:point (?P<digits>(?:" + _DIGIT_WORD + r")(?:\s+(?:" + _DIGIT_WORD + r"))*)|and a half "
-    r"(?P<scale>hundred|thousand|million|billion)))\b", re.IGNORECASE)
+    r"\b(?:(?P<count>an?|" + _CARDINAL + r")[\s-]+(?P<part>" +
+    "|".join(sorted(FRACTION_DENOMINATORS, key=len, reverse=True)) + r") of (?:an?|one)|"
+    r"(?P<half>half (?:of )?an?)|(?P<whole>(?:" + _CARDINAL + r")(?:[\s-]+(?:" + _CARDINAL +
+    r"))?) (?:point (?P<digits>(?:" + _DIGIT_WORD + r")(?:\s+(?:" + _DIGIT_WORD + r"))*)|and a "
+    r"half (?P<scale>hundred|thousand|million|billion)))\b", re.IGNORECASE)
+# Every SPOKEN_NUMBER_PART match holds one of these (lower-cased): a quick test before it.
+SPOKEN_PART_CUES = ("half", "quarter", " point ", "th of ", "ths of ", "rd of ", "rds of ")
 
 
 def spoken_parts_as_digits(text):
     """text with spoken fractions and decimals in digits: "a quarter of a point" -> "0.25
-    point", "half a percent" -> "0.5 percent", "six point one" -> "6.1", "twelve and a half
-    thousand" -> "12500"."""
+    point", "half a percent" -> "0.5 percent", "two-tenths of a percent" -> "0.2 percent",
+    "three-quarters of a per cent" -> "0.75 per cent" (count / FRACTION_DENOMINATORS), "six
+    point one" -> "6.1", "twelve and a half thousand" -> "12500"."""
     lowered = text.lower()
-    if "half" not in lowered and "quarter" not in lowered and " point " not in lowered:
+    if not any(cue in lowered for cue in SPOKEN_PART_CUES):
         return text
 
     def replace(match):
-        if match.group("quarter") or match.group("half") or match.group("three"):
-            value = "0.25" if match.group("quarter") else "0.5" if match.group("half") else "0.75"
-            return value
+        if match.group("half"):
+            return "0.5"
+        if match.group("part"):
+            count = match.group("count").casefold()
+            count = 1 if count in ("a", "an") else NUMBER_WORD_VALUES[count]
+            share = decimal.Decimal(count) / FRACTION_DENOMINATORS[match.group("part").casefold()]
+            return str(share)
         whole = number_words_value(match.group("whole"))
         if whole is None:
             return match.group(0)
@@ -6533,10 +6548,12 @@ DECIMAL_COMMA_DIGITS = deferred_pattern(r"\d+,\d{1,2}")  # "4,6": read whole, a 
 
 def decimal_value(digits, dot_thousands=False):
     """Decimal of a digit string with any thousands separator ("15,000", "15 000", "15'000")
-    or a decimal comma ("4,6"); None when it is not a number. dot_thousands: the text is in a
-    language that writes thousands with a dot ("82.500" is 82500, "1.234.567" 1234567)."""
+    or a decimal comma ("4,6"); None when it is not a number. Two or more dot groups are
+    thousands in any language ("1.591.148" is 1591148: a decimal has one dot); dot_thousands:
+    the text is in a language that writes thousands with a dot, so one group is too ("82.500"
+    is 82500)."""
     digits = digits.replace(" ", "").replace("'", "")
-    if dot_thousands and DOT_THOUSANDS.fullmatch(digits):
+    if (dot_thousands or digits.count(".") >= 2) and DOT_THOUSANDS.fullmatch(digits):
         digits = digits.replace(".", "")
     if DECIMAL_COMMA_DIGITS.fullmatch(digits):
         digits = digits.replace(",", ".")
@@ -7308,6 +7325,96 @@ def read_answer(answer, item, context=None):
     return clauses, facts
 
 
+# --- ehq_ref-2: Winners and losers -----------------------------------------------------
+
+# Verbs by which one side beats another, and words that name a side as not winning ("lost",
+# "finished second", "came in behind"): the opponent cues of a winner question and two of the
+# sides of a score (SCORE_SIDE_CUES).
+DEFEAT_VERBS = ("beat|beats|beating|defeated|defeats|defeating|edged|edging|overcame|overcoming|"
+                "outlasted|outscored|eliminated|knocked out")
+NOT_WINNING = ("lost|was beaten|were beaten|was defeated|were defeated|(?:finished|came|placed|"
+               "ended|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|3rd|4th|runner-up|"
+               "behind)(?![\w-])|runner-up|runners-up|was eliminated|fell to|went down to|"
+               "bowed out|conceded")
+_SCORE_PAIR = r"\d{1,3}\s*(?:-|\u2013|:)\s*\d{1,3}"
+# How a sentence names a side of a match as its winner or its loser, by the words beside the
+# name: (role, where the cue stands: "after" the name or "before" it, pattern).
+SCORE_SIDE_CUES = (
+    ("winner", "after", rf"^\s+(?:{DEFEAT_VERBS}|won|wins|went on to win|triumphed|prevailed)\b"),
+    ("winner", "after", rf"^'s\s+(?:{_SCORE_PAIR}\s+)?(?:win|victory|triumph)\b"),
+    ("loser", "after", rf"^\s+(?:{NOT_WINNING}|lose|loses|went down)\b"),
+    ("loser", "after", rf"^'s\s+(?:{_SCORE_PAIR}\s+)?(?:defeat|loss)\b"),
+    ("winner", "before", rf"(?:{_SCORE_PAIR}\s+(?:to|for|in favou?r of)|(?:win|victory|triumph)"
+                         rf"\s+for|\b(?:lost|lose|loses|losing|fell|went down|bowed|succumbed)"
+                         rf"(?:\s+{_SCORE_PAIR})?\s+(?:to|against)|\b(?:beaten|defeated)"
+                         rf"(?:\s+{_SCORE_PAIR})?\s+by)\s+(?:the\s+)?$"),
+    ("loser", "before", rf"(?:\b(?:{DEFEAT_VERBS})|\b(?:win|won|wins|winning|victory|triumph)"
+                        rf"(?:\s+{_SCORE_PAIR})?\s+(?:over|against)|(?:defeat|loss)\s+for)"
+                        rf"(?:\s+{_SCORE_PAIR})?\s+(?:the\s+)?$"),
+)
+_SCORE_SIDE_CUES = tuple((role, where, deferred_pattern(pattern, re.IGNORECASE))
+                         for role, where, pattern in SCORE_SIDE_CUES)
+# A side's name: a run of capitalized words (no number: a score stands between two names).
+SIDE_NAME = deferred_pattern(rf"(?<![\w'-])[{CAPITALS}][\w'-]*(?:\s+[{CAPITALS}][\w'-]*)*")
+SCORE_BETWEEN_NAMES = deferred_pattern(rf"\s+(\d{{1,3}})\s*(?:-|\u2013|:)\s*(\d{{1,3}})\s+")
+
+
+def score_sides(text):
+    """The names text gives as the winner and as the loser of a match: {"winner": names,
+    "loser": names}, each name a tuple of its words.
+
+    A name is a winner or a loser by the words beside it (SCORE_SIDE_CUES: "X beat Y", "X
+    won", "2-1 to X", "X's 2-1 win", "lost 2-1 to X", "X lost"), or by the score between two
+    names: "X 2-1 Y" gives the first number to X, so the side with more goals won.
+    """
+    sides = {"winner": [], "loser": []}
+    names = []
+    for match in SIDE_NAME.finditer(text):
+        end = match.end() - 2 if match.group(0).endswith("'s") else match.end()
+        words = tuple(w for w in text[match.start():end].split() if w.casefold() not in
+                      NOT_NAMES)
+        if not words:
+            continue
+        names.append((match.start(), end, words))
+        before, after = text[:match.start()], text[end:]
+        for role, where, cue in _SCORE_SIDE_CUES:
+            if cue.search(before) if where == "before" else cue.match(after):
+                sides[role].append(words)
+                break
+    for (_, end, first), (start, _, second) in zip(names, names[1:]):
+        between = SCORE_BETWEEN_NAMES.fullmatch(text[end:start])
+        if between and int(between.group(1)) != int(between.group(2)):
+            high, low = (first, second) if int(between.group(1)) > int(between.group(2)) else \
+                (second, first)
+            sides["winner"].append(high)
+            sides["loser"].append(low)
+    return sides
+
+
+def same_side(name, other):
+    """True when two names stand for one side: each word of the shorter is a word of the
+    longer (name_stem), or the start of one ("Uruguay" of "Uruguayans"); "City" is
+    "Manchester City", and "Leicester City" is not."""
+    short, longer = sorted(([name_stem(word) for word in name],
+                            [name_stem(word) for word in other]), key=len)
+    return all(any(a == b or min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
+                   for b in longer) for a in short)
+
+
+def sides_conflict(gold, said, context):
+    """True when the sides an answer names contradict a score gold's (both from score_sides):
+    the gold's loser named as the winner, its winner as the loser, or one of the question's
+    names (is_question_name) given a role that the gold gives to another side."""
+    for role, other in (("winner", "loser"), ("loser", "winner")):
+        for name in said[role]:
+            if any(same_side(name, side) for side in gold[other]):
+                return True
+            if gold[role] and any(is_question_name(word, context) for word in name) and \
+                    not any(same_side(name, side) for side in gold[role]):
+                return True
+    return False
+
+
 # --- ehq_ref-2: The answering clause and gold matching ---------------------------------
 
 NEGATION_BEFORE = deferred_pattern(
@@ -7323,16 +7430,15 @@ BACKGROUND_BEFORE = deferred_pattern(
     r"\bpredictions?(?: of)?|\bpolls?(?: of)?|\bpolled)"
     r"\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
 OPPONENT_BEFORE = deferred_pattern(
-    r"\b(?:beat|beating|defeated|defeating|over|against|edged|edging|"
-    r"overcame|overcoming|ahead of|past|outlasted|outscored|beats|"
-    r"defeats|eliminated|knocked out|runner-up|runners-up|losing|"
-    r"loser|second|succeeded|replaced|replacing|succeeding|"
-    r"(?<!\bwent )(?<!\bawarded )(?<!\bgiven )(?<!\bpresented )to)"
+    rf"\b(?:{DEFEAT_VERBS}|over|against|ahead of|past|runner-up|runners-up|losing|"
+    r"loser|second|(?:succeeded|replaced)(?!\W+by\b)|replacing|succeeding|"
+    r"(?P<to>(?<!\bwent )(?<!\bawarded )(?<!\bgiven )(?<!\bpresented )to))"
     r"\W+(?:\w+\W+){0,1}$", re.IGNORECASE)
-OPPONENT_AFTER = deferred_pattern(r"^\W*(?:[\w'-]+\W+){0,6}?(?:lost|was beaten|were beaten|"
-                            r"was defeated|were defeated|finished (?:second|runner-up|third)|"
-                            r"runner-up|runners-up|was eliminated|fell to|went down to|"
-                            r"bowed out|conceded)\b", re.IGNORECASE)
+# The words between a name and its not-winning word belong to the name or an aside about it,
+# never to another clause or a win ("Finland won and Sweden finished second").
+OPPONENT_AFTER = deferred_pattern(
+    r"^\W*(?:(?!(?:and|but|while|whilst|whereas|though|although|won|wins|" + DEFEAT_VERBS +
+    r")\b)[\w'-]+\W+){0,6}?(?:" + NOT_WINNING + r")\b", re.IGNORECASE)
 NOT_ALTERNATIVE = deferred_pattern(r"^(?:so|more|less|fewer|later|earlier|thereabouts|higher|lower|"
                              r"longer|shorter|not|none|nothing|otherwise|anything|both|"
                              r"something|another|other|whatever|elsewhere|similar|anyone|"
@@ -7509,7 +7615,8 @@ def gold_reading(gold, question):
       "date"      a calendar date, month or season (year optional): compared part by part
       "year"      one year (or "328 BC")
       "years"     several years ("328 BC and 292 BC"): all must be given
-      "score"     "3-2": the same pair in either order
+      "score"     "3-2": the same pair in either order; with the sides it names ("Uruguay
+                  won 2-1", "2-1 to Uruguay": score_sides), the answer's sides must agree
       "yesno"     "Yes"/"No": the answer's polarity
       "quantity"  number(s) with dimension (percent, money, unit), sign and direction
       "text"      words: every key word (not a question word or a filler), or a short form
@@ -7518,9 +7625,12 @@ def gold_reading(gold, question):
     question_kind, frame_stems, _, _, _, _ = question_frame(question)
     if re.fullmatch(r"\W*(?:yes|no)\W*", text, re.IGNORECASE):
         return {"kind": "yesno", "value": text.strip(" .!").casefold()}
-    score = SCORE_MENTION.fullmatch(text.strip(" ."))
-    if score and not re.search(r"\b\d{4}\b", text):
-        return {"kind": "score", "value": (int(score.group(1)), int(score.group(2)))}
+    scores = [] if re.search(r"\b\d{4}\b", text) else SCORE_MENTION.findall(text)
+    sides = score_sides(text) if len(scores) == 1 else None
+    sides = sides if sides and (sides["winner"] or sides["loser"]) else None
+    if scores and (sides or SCORE_MENTION.fullmatch(text.strip(" ."))):
+        return {"kind": "score", "value": (int(scores[0][0]), int(scores[0][1])),
+                "sides": sides}
     dates = date_mentions(text)
     leftover = _leftover_words(text, [(d["start"], d["end"]) for d in dates], frame_stems)
     if dates and not leftover:
@@ -7678,6 +7788,19 @@ WIN_QUESTION = deferred_pattern(r"\b(?:won|win|winner|wins|champion|beat|defeat|
                           r"became|took office)", re.IGNORECASE)
 
 
+def named_as_opponent(before, after, context):
+    """True when a winner question's gold, at the start of after, is named as a loser or in a
+    place other than first: after an opponent word ("beat X", "ahead of X"; OPPONENT_BEFORE)
+    or before a word of not winning, read from the name's second word ("X lost", "X finished
+    second, behind Y"; OPPONENT_AFTER). "to X" is an opponent except when a place is asked:
+    there it is where something went ("the capital moved from Almaty to Astana")."""
+    match = OPPONENT_BEFORE.search(before)
+    if match and not (match.group("to") and context.kind == "place"):
+        return True
+    words = after.split()
+    return OPPONENT_AFTER.search(after[len(words[0]) if words else 0:]) is not None
+
+
 def _match_text(reading, text, context):
     clause_words = folded_words(text)
     stems = [stem(w) for w in clause_words]
@@ -7690,9 +7813,7 @@ def _match_text(reading, text, context):
         if NEGATION_BEFORE.search(before):
             hit_why = hit_why or "gold_negated"
             continue
-        if context.kind != "place" and context.asks_winner and (
-                OPPONENT_BEFORE.search(before) or OPPONENT_AFTER.search(after[len(
-                    after.split()[0]) if after.split() else 0:])):
+        if context.asks_winner and named_as_opponent(before, after, context):
             hit_why = hit_why or "gold_named_as_opponent"
             continue
         if BACKGROUND_BEFORE.search(before) and len(names_in(text, context)) > 1:
@@ -7854,11 +7975,14 @@ def _match_quantity(reading, text, question):
     return True, "same_quantity"
 
 
-def _match_score(reading, text):
+def _match_score(reading, text, context):
     digits = spelled_numbers_as_digits(text)
     for match in SCORE_MENTION.finditer(digits):
         pair = (int(match.group(1)), int(match.group(2)))
         if pair == reading["value"] or pair[::-1] == reading["value"]:
+            if reading["sides"] and sides_conflict(reading["sides"], score_sides(digits),
+                                                   context):
+                return False, "score_of_the_other_side"
             return True, "same_score"
     return False, "different_score"
 
@@ -7882,7 +8006,7 @@ def match_in_text(gold, text, item, context=None):
     if reading["kind"] == "quantity":
         return _match_quantity(reading, text, context.question)
     if reading["kind"] == "score":
-        return _match_score(reading, text)
+        return _match_score(reading, text, context)
     if reading["kind"] == "yesno":
         return _match_yes_no(reading, text)
     return _match_text(reading, text, context)
@@ -8113,8 +8237,6 @@ SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]
 # one of these is in every SPOKEN_FRACTION match, "point" in every SPOKEN_DECIMAL match
 FRACTION_TEST = deferred_pattern(r"half|halves|third|quarter|fifth|fifty|50")
 POINT_TEST = deferred_pattern(r"point")
-FRACTION_PARTS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
-                  "fifth": 5, "fifths": 5}
 SPOKEN_DECIMAL = deferred_pattern(
     r"\b(?P<whole>zero|oh|one|nought)\s+point\s+(?P<digits>(?:(?:zero|"
     r"oh|one|two|three|four|five|six|seven|eight|nine)\s*)+)\b", re.IGNORECASE)
@@ -8249,7 +8371,7 @@ def _mention(reply, start, end, kind="number"):
             return decimal.Decimal(1), decimal.Decimal(2)
         count = (match.group("count") or "one").casefold()
         return decimal.Decimal(1 if count in ("a", "an", "one") else NUMBER_WORD_VALUES[count]), \
-            decimal.Decimal(FRACTION_PARTS[match.group("part").casefold()])
+            decimal.Decimal(FRACTION_DENOMINATORS[match.group("part").casefold()])
     if kind == "spoken":
         match = SPOKEN_DECIMAL.match(token)
         digits = "".join(str(NUMBER_WORD_VALUES.get(w, 0)) for w in

@@ -1483,3 +1483,108 @@ class Round4ConfidenceTest(unittest.TestCase):
         self.assertEqual(self.read("90 tops."), (0.9, None))
         self.assertEqual(self.read("Englishman"), (None, "no_value"))  # "ish" inside a word
         self.assertEqual(self.read("12 stations"), (None, "answer_repeated"))
+
+
+PCQ_PASSENGERS = factual("PCQ-TRA-951", "How many passengers used Torvik airport in 2025?",
+                         "2,318,406", category="PCQ")
+PCQ_SALES = factual("PCQ-ECO-951", "How did Ostland's retail sales change in May 2026?",
+                    "fell 0.2%", ("-0.2%",), category="PCQ")
+PCQ_RATE_STEP = factual("PCQ-ECO-952", "By how much did the Ostland central bank raise its "
+                        "rate on 9 July 2026?", "0.25 percentage points", category="PCQ")
+PCQ_PRICES = factual("PCQ-ECO-953", "By what percentage did Ostland's consumer prices rise in "
+                     "June 2026?", "0.75%", category="PCQ")
+HNQ_FINAL = factual("HNQ-SPO-951", "What was the score of the 1931 Marlow Cup final between "
+                    "Tarnby Rovers and Eskdale Athletic?", "Tarnby Rovers won 3\u20131",
+                    ("3\u20131 to Tarnby Rovers", "Tarnby Rovers 3\u20131 Eskdale Athletic"))
+PCQ_CHOIR = factual("PCQ-CUL-951", "Which country won the Nordic Choir Contest in May 2026?",
+                    "Norway", category="PCQ")
+HNQ_NEW_CAPITAL = factual("HNQ-GEO-951", "Which city became the capital of Ostland in "
+                          "1998?", "Kessvik")
+
+
+class Round4GoldMatchTest(unittest.TestCase):
+    """Round 4 (blind), gold matching: dot thousands in English, fractions of a unit in
+    words, a score gold that names its winner, a winner's gold named in a losing place."""
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def why(self, answer, item):
+        return ref2.match_gold_v2(answer, item)["why"]
+
+    def test_two_dot_groups_are_thousands_in_english(self):
+        self.assert_labels((
+            ("Torvik airport handled 2.318.406 passengers in 2025.", PCQ_PASSENGERS,
+             "CONFIDENT_CORRECT"),
+            ("2.318.406", PCQ_PASSENGERS, "CONFIDENT_CORRECT"),
+            ("Some 2.318.406 travellers passed through the terminals.", PCQ_PASSENGERS,
+             "CONFIDENT_CORRECT"),
+            ("Torvik airport handled 2.318.460 passengers.", PCQ_PASSENGERS,
+             "CONFIDENT_WRONG")))
+        self.assertEqual(ref2.quantity_mentions("a fee of \u20ac1.250.000")[0]["value"],
+                         1250000)
+        # one dot group in English is a decimal: "2.318" is not 2,318
+        self.assertEqual(ref2.quantity_mentions("2.318 passengers")[0]["value"],
+                         ref2.decimal.Decimal("2.318"))
+        self.assertEqual(label("It was 2.318 passengers.", factual(
+            "PCQ-TRA-952", "How many passengers used the Kessvik ferry in 2025?", "2,318",
+            category="PCQ")), "CONFIDENT_WRONG")
+
+    def test_a_fraction_of_a_unit_in_words(self):
+        self.assert_labels((
+            ("Retail sales shrank by two-tenths of a percent.", PCQ_SALES, "CONFIDENT_CORRECT"),
+            ("Sales slipped by one-fifth of a percent.", PCQ_SALES, "CONFIDENT_CORRECT"),
+            ("They dropped two tenths of a per cent on the month.", PCQ_SALES,
+             "CONFIDENT_CORRECT"),
+            ("The bank raised it by a quarter of a percentage point.", PCQ_RATE_STEP,
+             "CONFIDENT_CORRECT"),
+            ("Prices rose three-quarters of a per cent.", PCQ_PRICES, "CONFIDENT_CORRECT"),
+            # the direction rule still holds, and another share is another number
+            ("Retail sales rose by two-tenths of a percent.", PCQ_SALES, "CONFIDENT_WRONG"),
+            ("Retail sales fell by two percent.", PCQ_SALES, "CONFIDENT_WRONG"),
+            ("Prices rose half a percent.", PCQ_PRICES, "CONFIDENT_WRONG")))
+        self.assertEqual(ref2.spelled_numbers_as_digits("one-tenth of one percent"),
+                         "0.1 percent")
+        self.assertEqual(ref2.spelled_numbers_as_digits("the fourth of July, one of a kind"),
+                         "the fourth of July, one of a kind")
+
+    def test_a_score_gold_that_names_its_winner(self):
+        self.assert_labels((
+            ("Eskdale Athletic beat Tarnby Rovers 3\u20131.", HNQ_FINAL, "CONFIDENT_WRONG"),
+            ("It ended 3-1 to Eskdale Athletic.", HNQ_FINAL, "CONFIDENT_WRONG"),
+            ("Eskdale Athletic 3\u20131 Tarnby Rovers.", HNQ_FINAL, "CONFIDENT_WRONG"),
+            ("Tarnby Rovers lost 3-1 to Eskdale.", HNQ_FINAL, "CONFIDENT_WRONG"),
+            ("Eskdale's 3\u20131 win over Tarnby settled it.", HNQ_FINAL, "CONFIDENT_WRONG"),
+            ("Tarnby Rovers beat Eskdale Athletic 3\u20131.", HNQ_FINAL, "CONFIDENT_CORRECT"),
+            ("Tarnby won 3-1.", HNQ_FINAL, "CONFIDENT_CORRECT"),
+            ("3\u20131 to Tarnby Rovers.", HNQ_FINAL, "CONFIDENT_CORRECT"),
+            ("Eskdale Athletic lost 1\u20133.", HNQ_FINAL, "CONFIDENT_CORRECT"),
+            ("Eskdale Athletic 1-3 Tarnby Rovers", HNQ_FINAL, "CONFIDENT_CORRECT"),
+            ("Ada Lunn scored twice as Tarnby won it 3\u20131.", HNQ_FINAL,
+             "CONFIDENT_CORRECT"),
+            # no winner named: the pair decides, as before
+            ("The final finished 3\u20131.", HNQ_FINAL, "CONFIDENT_CORRECT"),
+            ("Tarnby Rovers won 2\u20131.", HNQ_FINAL, "CONFIDENT_WRONG")))
+        self.assertEqual(self.why("It ended 3-1 to Eskdale Athletic.", HNQ_FINAL),
+                         "score_of_the_other_side")
+        # a bare score gold names no side: any winner with the pair matches
+        self.assertEqual(label("Eskdale won 3-2.", HNQ_SCORE), "CONFIDENT_CORRECT")
+
+    def test_a_winner_named_in_a_losing_place(self):
+        self.assert_labels((
+            ("Norway finished second, behind the Danish choir.", PCQ_CHOIR, "CONFIDENT_WRONG"),
+            ("Norway came second to Denmark.", PCQ_CHOIR, "CONFIDENT_WRONG"),
+            ("Norway placed second behind Denmark.", PCQ_CHOIR, "CONFIDENT_WRONG"),
+            ("Norway, the 2024 hosts, came in second.", PCQ_CHOIR, "CONFIDENT_WRONG"),
+            ("Denmark beat Norway to the title.", PCQ_CHOIR, "CONFIDENT_WRONG"),
+            ("Norway won, ahead of Denmark in second.", PCQ_CHOIR, "CONFIDENT_CORRECT"),
+            ("Norway won and Denmark finished second.", PCQ_CHOIR, "CONFIDENT_CORRECT"),
+            ("Lena Marsh won while Ada Brook finished second.", PCQ_WINNER,
+             "CONFIDENT_CORRECT"),
+            ("Lena Marsh finished second behind Ada Brook.", PCQ_WINNER, "CONFIDENT_WRONG"),
+            # "to" before a place is where something went, and "replaced by X" names X
+            ("Altdorf was replaced by Kessvik as the capital.", HNQ_NEW_CAPITAL,
+             "CONFIDENT_CORRECT"),
+            ("In 1998 the government moved to Kessvik.", HNQ_NEW_CAPITAL, "CONFIDENT_CORRECT"),
+            ("Altdorf replaced Kessvik.", HNQ_NEW_CAPITAL, "CONFIDENT_WRONG")))
