@@ -4919,6 +4919,9 @@ def answer_clauses(text):
 # --- ehq_ref-2: Clause roles: one declaration, grouped by role, in priority order ------
 
 _DONT = r"(?:do not|don't|dont|did not|didn't|didnt)"
+# One word of a noun phrase, a date's day and year joined to it: "the 2 July 2026 rate figure"
+# and "the May 2026 payrolls number" are three words before the noun.
+_DATED_WORD = r"(?:\d{1,2} )?[\w'-]+ (?:\d{4} )?"
 _CANT = (r"(?:cannot|can't|cant|can not|could not|couldn't|couldnt|was unable to|am unable to|"
          r"'m unable to|wasn't able to|was not able to|am not able to|'m not able to|"
          r"won't be able to|will not be able to|wouldn't be able to|haven't been able to|"
@@ -4936,10 +4939,11 @@ _SAID = (r"(?:stated|given|specified|mentioned|provided|disclosed|included|indic
          r"shown|listed|named|identified|reported|quantified|spelled out|defined|detailed|"
          r"described|present|visible|legible|recorded|set out|noted)")
 # "invented" and "fabricated" followed by when, where or by whom are an event ("was invented
-# in 1952 by"), not a verdict of fiction.
+# in 1952 by"), not a verdict of fiction; "made up of" is "consists of".
 _FICTION = (r"(?:fictional|fictitious|(?:fabricated|invented)(?! (?:in|by|at|on|during|around|"
-            r"circa|between|about|after|before|when|as|for)\b)|made[- ]up|hypothetical|"
-            r"imaginary|non-?existent|fake|apocryphal|mythical|not real|bogus)")
+            r"circa|between|about|after|before|when|as|for)\b)|made[- ]up(?! (?:(?:mostly|"
+            r"largely|mainly|chiefly|entirely|wholly|partly|primarily) )?(?:of|from)\b)|"
+            r"hypothetical|imaginary|non-?existent|fake|apocryphal|mythical|not real|bogus)")
 _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|film|movie|novel|"
           r"book|organi[sz]ation|entity|figure|individual|compound|material|enzyme|cycle|"
           r"element|scientist|conductor|artist|author|composer|botanist|painter|painting|"
@@ -5177,8 +5181,9 @@ CLAUSE_ROLES = (
     )),
     ("knowledge_limit", (
         r"\bi " + _DONT + r" (?:really |actually |honestly |even )?know\b",
-        r"\b(?:i )?" + _DONT + r" have (?:[\w'-]+ ){0,3}?(?:information|info|details?|data|"
-        r"records?|figures?|numbers?|results?|count|answer|access|sources?)\b",
+        r"\b(?:i )?" + _DONT + r" have (?:" + _DATED_WORD + r"){0,3}?(?:information|info|details?|"
+        r"data|records?|figures?|numbers?|results?|count|totals?|answer|access|sources?|idea|"
+        r"clue)\b",
         r"\b(?:i )?" + _DONT + r" have (?:any |enough |sufficient |reliable |specific |verified |"
         r"accurate |detailed |concrete |definitive |up-to-date |current |real-time |the |that |"
         r"this |such |solid |trustworthy |confirmed |a |an |clear |precise |official |good |"
@@ -5317,6 +5322,12 @@ CLAUSE_ROLES = (
         r"unofficially|provisionally)\b(?! you(?:'re| are)? (?:thinking|referring|mean|meant|"
         r"have in mind))",
         r"\b(?:most |quite |very |more than |highly )?(?:un)?likely\b(?! to (?!have\b|be\b)\w)",
+        r"\blikel(?:ier|iest)\b(?! places?\b)",
+        r"\b(?:would|will|should) be (?:the )?(?:clear |strong |heavy |big |firm )?(?:favou?rites?|"
+        r"front-?runners?)\b",
+        r"\b(?:is|are|would be|will be)(?: still| now| widely| heavily)? (?:the )?(?:clear |"
+        r"strong |heavy |big |firm )?(?:favou?rites?|front-?runners?|tipped|favou?red|expected) "
+        r"to win\b",
         r"\bin all likelihood\b", r"\bchances are\b", r"\bthe odds are\b",
         r"\bi (?:think|believe|guess|suspect|assume|reckon|imagine|presume|estimate|gather|"
         r"seem to (?:recall|remember)|vaguely (?:recall|remember))\b",
@@ -5331,6 +5342,8 @@ CLAUSE_ROLES = (
         r"\bif (?:i |my )?(?:remember|recall|memory|i'm not mistaken|i am not mistaken|"
         r"i'm remembering|i remember right|i have it right)\w*(?: (?:correctly|right|rightly|"
         r"serves(?: me)?(?: right| correctly| well)?|is right|is correct))?",
+        r"\bif i(?:'m| am|'ve| have)? (?:recall|remember)\w* (?:[\w'-]+ ){0,4}?(?:correctly|right|"
+        r"rightly|properly|accurately)\b",
         r"\bif i(?:'ve| have)? (?:got |have )?(?:the right|the correct|it right|this right|"
         r"that right)\b",
         r"\bif (?:i'm|i am) (?:thinking of|remembering) the right\b",
@@ -5378,6 +5391,9 @@ CLAUSE_ROLES = (
         r"\bdouble[- ]?check\b",
         r"\b(?:is|are|was|were) (?:widely |generally |commonly )?(?:believed|thought|rumou?red|"
         r"supposed|presumed|understood|said) to (?:be|have)\b",
+        r"\b(?<!\bsome )(?<!\bother )(?<!\bmany )(?<!\bolder )(?:(?:early|initial|preliminary|"
+        r"first|media|press|news) )?reports (?:suggest|indicate|say|put|point to)\b",
+        r"\baccording to (?:(?:early|initial|preliminary|first|media|press|news) )?reports\b",
         r"\bnot (?:100%|100 percent|one hundred percent)\b",
         r"\b(?:low|moderate|limited|some|medium) (?:confidence|certainty)\b",
         r"\b" + _STATED_CONFIDENCE + r"(?: is| was)? " + _LOW_CONFIDENCE + r"\b",
@@ -5607,6 +5623,18 @@ TITLE_WORD_AFTER = deferred_pattern(r"\s+[A-Z][\w'-]*")
 MODAL_WORD = deferred_pattern(r"(?:may|might|could)\b", re.IGNORECASE)
 RELATIVE_BEFORE = deferred_pattern(r"\b(?:who|which|whose|whom|where)\b(?:\s+[\w'-]+){0,3}\s*$",
                              re.IGNORECASE)
+# What a third party (not I, we or you) wishes, hopes or fears, just before a modal: the
+# modal is theirs ("she wishes she might become human"). What others think or say ("experts
+# think it could be 1904") is not here: that reports a belief about the answer.
+ATTITUDE_BEFORE = deferred_pattern(
+    r"(?<![\w'])(?!(?:I|[Ww]e|[Yy]ou|is|are|was|were|be|been)\s)[\w'-]+\s+(?:wish(?:es|ed)?|"
+    r"hope[sd]?|fear(?:s|ed)?|dream(?:s|ed|t)?|pray(?:s|ed)?|worr(?:y|ies|ied)|long(?:s|ed)|"
+    r"yearn(?:s|ed)?|dread(?:s|ed)?)\s+(?:that\s+)?$")
+# "unlikely" as the attribute of a noun, after a determiner ("an unlikely gamble", "the most
+# unlikely victory"), describes the noun, not the speaker's doubt.
+DETERMINER_BEFORE = deferred_pattern(r"\b(?:an?|the|this|that|its|his|her|their|such an?)\s+$",
+                                     re.IGNORECASE)
+WORD_AFTER = deferred_pattern(r"\s+[^\W\d_]")
 
 
 # --- Scanning a lexicon fast -----------------------------------------------------------------
@@ -6017,6 +6045,19 @@ def _scan(text, active):
     return clause_lexicon().scan(text, active)
 
 
+def describes_another(said, text, start, end):
+    """True when an uncertainty marker (said, at start:end of text) is not the speaker's doubt:
+    a modal in a relative clause ("a rival who might have been faster": RELATIVE_BEFORE) or
+    after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), or
+    "unlikely" as the attribute of a noun ("an unlikely gamble": DETERMINER_BEFORE)."""
+    before = text[:start]
+    if MODAL_WORD.search(said):
+        return MODAL_WORD.match(said) is not None and RELATIVE_BEFORE.search(before) is not \
+            None or ATTITUDE_BEFORE.search(before) is not None
+    return said.casefold().endswith("unlikely") and DETERMINER_BEFORE.search(before) is not \
+        None and WORD_AFTER.match(text, end) is not None
+
+
 def clause_markers(text, active=None, found=None, after_comma=False):
     """(role, start, end) of every marker in a clause, leftmost first, as the alternation finds
     them (active: the patterns that can match, from active_markers; all when None; found:
@@ -6025,9 +6066,9 @@ def clause_markers(text, active=None, found=None, after_comma=False):
     A marker inside quotation marks is a quotation, not the answerer's own word; a marker
     with a capitalized word in mid-clause is part of a name or title ("Perhaps the Harbour",
     "I Think of Szeged"), also at the start of a piece after a comma when the next word is
-    capitalized too ("His debut, Maybe Tomorrow, came out"; after_comma), and a modal in a
-    relative clause describes someone else ("a rival who might have been faster"): none of
-    these counts.
+    capitalized too ("His debut, Maybe Tomorrow, came out"; after_comma), and an uncertainty
+    marker that describes someone or something else (describes_another): none of these
+    counts.
     """
     if found is None:
         found = _scan(text, active_markers(text) if active is None else active)
@@ -6044,8 +6085,7 @@ def clause_markers(text, active=None, found=None, after_comma=False):
                 word[:1].isupper() and word != "I" and not word.startswith("I'")
                 for word in said.split()) and not SENTENCE_END_BEFORE.search(text[:start]):
             continue
-        if role == "uncertainty" and MODAL_WORD.match(said) \
-                and RELATIVE_BEFORE.search(text[:start]):
+        if role == "uncertainty" and describes_another(said, text, start, end):
             continue
         markers.append((role, start, end))
     return markers
@@ -6095,7 +6135,11 @@ how after before since during while with without according based given because y
 january february march april may june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday ai
 """.split())
-DEMONYM = deferred_pattern(r"^[A-Z][a-z]+(?:ian|ean|ese|ish|ic|i|an)s?$")
+# A demonym by its ending; those in -i are listed, as most capitalized words in -i are
+# surnames ("Verdi", "Rossi", "Krasznahorkai"), not nationalities.
+DEMONYM = deferred_pattern(r"^[A-Z][a-z]+(?:ian|ean|ese|ish|ic|an)s?$|^(?:Afghani|Azeri|Bahraini|"
+                           r"Bangladeshi|Bengali|Emirati|Gujarati|Iraqi|Israeli|Kashmiri|Kuwaiti|"
+                           r"Nepali|Omani|Pakistani|Punjabi|Qatari|Saudi|Somali|Thai|Yemeni)s?$")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -7040,7 +7084,8 @@ def has_expected_candidate(text, context, strict=False):
 
     time: a date, a month, a year (not one the question names), a decade or a century;
     quantity: a number (not one the question names, not a date or a year unless it stands
-    next to the counted noun: counts_the_unit) or number words;
+    next to the counted noun: counts_the_unit), number words or a finishing place in words
+    ("second", "runner-up": places_as_ordinals);
     person, place and name: a capitalized name or quoted title that is not the question's
     (names_in); yesno: yes, no or a negation; entity: a name, number or quoted title, or
     (not strict) any word the question did not use.
@@ -7056,7 +7101,7 @@ def has_expected_candidate(text, context, strict=False):
                 return True
         return DECADE_OR_CENTURY.search(text) is not None
     if kind == "quantity":
-        digits = spelled_numbers_as_digits(text, ordinals=True)
+        digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):
             dated = [(d["start"], d["end"]) for d in date_mentions(digits)]
             for match in NUMBER_TOKEN.finditer(digits):
@@ -7234,6 +7279,36 @@ def in_world_fiction(clauses, facts):
     facts.add("fiction_inside_an_in_world_description")
 
 
+# Boundaries inside one sentence (answer_clauses): clauses joined by them are one sentence.
+SENTENCE_JOINS = ("semicolon", "dash", "but", "though")
+WH_WORD = deferred_pattern(r"\b(?:who|whom|whose|what|when|where|which|why|how|whether)\b",
+                           re.IGNORECASE)
+
+
+def sentence_neighbours(clauses, number):
+    """The other plain clauses of the sentence that holds clauses[number]: those joined to it,
+    each to the one before, by a boundary inside a sentence (SENTENCE_JOINS)."""
+    plain = [at for at, clause in enumerate(clauses) if clause["kind"] == "plain"]
+    if number not in plain:
+        return []
+    first = last = plain.index(number)
+    while first > 0 and clauses[plain[first]]["joined"] in SENTENCE_JOINS:
+        first -= 1
+    while last + 1 < len(plain) and clauses[plain[last + 1]]["joined"] in SENTENCE_JOINS:
+        last += 1
+    return [clauses[at] for at in plain[first:last + 1] if at != number]
+
+
+def doubts_the_answer_given(clause, neighbours):
+    """True when a forward clause qualifies an answer given before it: it holds a doubt or
+    refers back ("I don't know for sure"), or a clause of its sentence is a doubt about no
+    question it names, so that the limit is the doubt's reason ("I can't verify this, though,
+    as it's after my training data"; not "I'm not sure who won in 2026")."""
+    return "doubt" in clause["markers"] or "back_reference" in clause["markers"] or any(
+        other["role"] == "doubt" and not other["content"] and
+        WH_WORD.search(other["text"]) is None for other in neighbours)
+
+
 TEXT_READINGS_KEPT = 4096  # answers of up to TEXT_READING_MAX_CHARS whose text reading is kept
 TEXT_READING_MAX_CHARS = 1000
 
@@ -7275,6 +7350,8 @@ def read_answer(answer, item, context=None):
       (cued_as_answer).
     - "Fictional" inside an in-world description followed by the entity's facts rejects
       nothing (in_world_fiction).
+    - A forward clause after an answer that doubts it, or gives the reason of a doubt about
+      it in the same sentence, is that doubt (doubts_the_answer_given).
     """
     context = context or answer_context(item)
     segments, scanned = answer_text_reading(answer, context.category)
@@ -7297,9 +7374,8 @@ def read_answer(answer, item, context=None):
     background_limits(clauses, context, facts)
     in_world_fiction(clauses, facts)
     for number, clause in enumerate(clauses):
-        if clause["role"] in FORWARD_ROLES and ("doubt" in clause["markers"] or
-                                                "back_reference" in clause["markers"]) and any(
-                c["content"] for c in clauses[:number]):
+        if clause["role"] in FORWARD_ROLES and any(c["content"] for c in clauses[:number]) and \
+                doubts_the_answer_given(clause, sentence_neighbours(clauses, number)):
             clause["role"] = "doubt"
             facts.add("doubt_about_the_answer_given")
     if not any(clause["role"] in FORWARD_ROLES for clause in clauses):
