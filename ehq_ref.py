@@ -4573,7 +4573,8 @@ def _parse_probability(text):
 # An answer is read clause by clause, never by lexicon hits over the whole text:
 #
 #     prepare   apostrophes, quotes, dashes and spaces to one form; markdown emphasis, headings,
-#               bullets, links and table rules stripped (prepared_text, markdown_lines)
+#               bullets, links and table rules stripped (prepared_text, markdown_lines); a
+#               reasoning section before a final answer left out (final_answer_only)
 #     segment   lines, sentences, ";", "but", dashes, ", though ...", parentheticals and quoted
 #               blocks, each clause keeping the boundary that opened it (answer_clauses)
 #     read      each clause gets one role (CLAUSE_ROLES: premise_rejection, document_silence,
@@ -4663,6 +4664,23 @@ def prepared_text(text):
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     return text
+
+
+# round 4, FEQ/CCQ: a reasoning section that opens the answer ("Reasoning:", "## Thinking",
+# numbered steps or prose) and is followed by a final-answer line ("Final answer: ...") is
+# read as a <think> block is: the final answer alone commits (final_answer_only).
+_REASONING_LABEL = (r"[#*_ \t]*(?:reasoning|thinking|thought process|my reasoning|working|"
+                    r"working out|analysis|scratchpad)[*_ \t]*(?::|$)")
+_FINAL_LABEL = r"[#*_ \t]*(?:final answer|final|short answer|answer)[*_ \t]*(?::|$)"
+REASONING_SECTION = deferred_pattern(r"\s*" + _REASONING_LABEL + r".*?\n(?=" + _FINAL_LABEL + ")",
+                                     re.DOTALL | re.IGNORECASE | re.MULTILINE)
+
+
+def final_answer_only(text):
+    """text without a reasoning section that opens it and ends where a final-answer line
+    begins (REASONING_SECTION); any other text is returned as it is."""
+    section = REASONING_SECTION.match(text)
+    return text[section.end():] if section else text
 
 
 # A markdown heading that names what the lines under it are: the answer, or background to it
@@ -5103,6 +5121,16 @@ CLAUSE_ROLES = (
         r"\b(?:doesn't|does not|didn't|did not|don't|do not) ring (?:a|any)(?: \w+)? bells?\b",
         r"\b(?:can(?:not|'t)|could(?:n't| not)) (?:be )?(?:found|verified|confirmed) "
         r"(?:to )?exist\b",
+        # round 4, FEQ/CCQ: "there doesn't seem to be a known X", "there was never a bank
+        # called X"
+        r"\bthere (?:doesn't|does not|didn't|did not) (?:seem|appear) to (?:be|have been) "
+        r"(?:an? |any )?(?:such|known|real|actual|records?|evidence|documented|recorded|"
+        r"verifiable|recogni[sz]ed|trace)\b",
+        r"\bthere (?:doesn't|does not|didn't|did not) (?:seem|appear) to (?:be|have been) "
+        r"(?:an?|any) (?:[\w'-]+ ){0,6}?" + _NAMED + r"\b",
+        r"\bthere (?:(?:is|was|are|were|has|have|had)(?: been)? never|never (?:was|were|has "
+        r"been|have been|existed))(?: been)? (?:(?:an?|any) (?:[\w'-]+ ){0,6}?" + _NAMED
+        + r"|(?:any )?such)\b",
     )),
     ("document_silence", (
         r"\b(?:does|did|do)(?: not|n't|nt) (?:explicitly |directly |actually |clearly |"
@@ -5161,6 +5189,9 @@ CLAUSE_ROLES = (
         r"^\W*not (?:the|its|their|his|her|any|an?|how|what|which|who|when|where|whether)\b",
         r"\b(?:gives|states|provides|offers|mentions|lists|names|shows|contains|includes|"
         r"specifies|has) no\b",
+        # round 4, FEQ/CCQ: a silence concluded ("the notice period is therefore not stated")
+        r"\b(?:is|are|was|were|remains?)(?: (?:therefore|thus|hence|so|consequently|"
+        r"accordingly|then|ultimately|evidently|simply))+ (?:not |un)" + _SAID + r"\b",
     ) + other_language_markers("document_silence")),
     ("refusal", (
         r"\bsorry,? (?:but )?i (?:can't|cannot|cant|can not|am unable to|'m unable to|won't|"
@@ -5281,6 +5312,17 @@ CLAUSE_ROLES = (
         r"\bnothing (?:comes|came|turns|turned) up\b",
         r"\b(?:i )?(?:can(?:not|'t)|could(?:n't| not)) (?:find|locate|identify)\b",
         r"\bi(?:'m| am) (?:afraid|sorry)(?:,)? (?:i|but i) (?:don't|do not|can't|cannot)\b",
+        # round 4, FEQ/CCQ: "there's nothing I know of about X", "I know nothing about X",
+        # "X is not someone I know"
+        r"\bthere(?:'s| is| was) nothing (?:that )?i (?:know|knew|can (?:find|recall|remember)|"
+        r"recall|remember|have (?:heard|seen|found|read)|(?:'m|am) aware)(?: of)?\b",
+        r"\bnothing (?:that )?i (?:know|knew|can (?:find|recall|remember)|recall|remember|"
+        r"have (?:heard|seen|found|read)|(?:'m|am) aware)(?: of)? (?:about|on|regarding|"
+        r"concerning)\b",
+        r"\bi know (?:nothing|very little|little|next to nothing) (?:about|of|on|regarding|"
+        r"concerning)\b",
+        r"\bnot (?:someone|somebody|anyone|anybody|a name|one) (?:that )?i (?:know|"
+        r"recogni[sz]e|recall|remember|have heard of|can place)\b",
     ) + other_language_markers("knowledge_limit")),
     ("impersonal_limit", (
         r"\b(?:is|are|was|were|remains?|remained) (?:currently |still |publicly |largely )?"
@@ -5313,6 +5355,13 @@ CLAUSE_ROLES = (
         r"\bnot (?:yet |been |officially |independently |fully |publicly )*(?:confirmed|verified)"
         r"\b",
         r"\b(?:unconfirmed|unverified|uncorroborated)\b",
+        # round 4, FEQ/CCQ: "I can't vouch for that figure", "my memory of X is patchy"
+        r"\b(?:can't|cannot|can not|couldn't|could not|won't|wouldn't|will not|would not) "
+        r"(?:personally |fully |really )?(?:vouch for|guarantee|stand behind|swear to)\b",
+        r"\bmy (?:memory|recollection|recall|knowledge)(?: of [\w' -]{1,40}?)? (?:is|was|feels|"
+        r"seems|may be|might be|could be) (?:a (?:bit|little) |rather |quite |pretty |somewhat |"
+        r"very )?(?:patchy|hazy|fuzzy|shaky|rusty|unreliable|vague|imperfect|sketchy|spotty|"
+        r"thin|dim|weak|poor)\b",
     ) + other_language_markers("doubt")),
     ("uncertainty", (
         r"\bi(?:'m| am) (?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|"
@@ -5410,6 +5459,11 @@ CLAUSE_ROLES = (
         r"\b(?:^|\()\W*(?:an? )?(?:rough |best |my )?estimate[ds]?\W*(?:$|;|\))",
         r"\b(?:rough|ballpark) (?:estimate|figure)\b", r"\bpoints? towards?\b",
         r"\bi(?:'m| am) guessing\b", r"\bit has that feel\b", r"\bjudging by\b",
+        # round 4, FEQ/CCQ: "as I recall, X", "it is possible that X"
+        r"\bas i (?:recall|remember|understand)(?: it)?\b",
+        r"\b(?:it(?:'s| is| was| seems| may be)|that(?:'s| is)) (?:quite |entirely |very |"
+        r"certainly |just |also )?(?:possible|conceivable|plausible)(?= that\b|,|$| (?:the|"
+        r"an?|he|she|they|it|its|his|her|their|this|these|those|there|we|i)\b)",
     ) + other_language_markers("uncertainty")),
     ("meta", (
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
@@ -5430,6 +5484,18 @@ CLAUSE_ROLES = (
         r"\b(?:sources|websites|archives|records|databases|outlets|registries) (?:like|such as)\b",
         r"\b(?:likeliest|likely|best|right|obvious|good|first|natural) places? (?:to|for)\b",
         r"\bwould be (?:the|a) (?:place|source|starting point|way)\b",
+        # round 4, FEQ/CCQ: a source to check as the subject of advice ("The BRENDA database
+        # would be the place to confirm it"): the source is part of the advice, not content
+        r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:database|register|registry|registries|archive|list|"
+        r"catalogue|catalog|library|libraries|records|index|directory|website|encyclopa?edia|"
+        r"dictionary|gazetteer|yearbook|nomenclature|repository|repositories)s?\b(?:[ ,]"
+        r"[\w'&.,-]+){0,8}? (?:(?:would|will|should|could|might|may)(?: (?:probably|"
+        r"likely|perhaps|surely|certainly|also))? be|(?:is|are)(?: (?:probably|likely|perhaps|"
+        r"surely|certainly|also))?) (?:the|a|an|your|one of the) (?:best |right |obvious |"
+        r"likeliest |likely |natural |first |usual |proper |most reliable |authoritative |good |"
+        r"official )?(?:places?|sources?|starting points?|resources?|references?) (?=to (?:check|"
+        r"confirm|verify|look|search|ask|start|consult|research|find out|trace|enquire|inquire|"
+        r"try|see)\b|for (?:this|that|it|checking|confirmation|records|details|information)\b)",
         r"\b(?:authoritative|best|official|primary|reliable|good|right|obvious|definitive) "
         r"(?:source|sources|reference|references|starting point|bet)\b",
         r"\b(?:would|will|should|could|might|may) (?:be able to )?(?:tell you|give (?:you|it|the "
@@ -5540,8 +5606,20 @@ SPECULATION = deferred_pattern(
     r"little-known|lesser-known|tiny) (?:figure|firm|company|person|business|entity|place|band|"
     r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b",
     re.IGNORECASE)
+# round 4, FEQ/CCQ: the asker's name misremembered ("It may be a misremembered name", "you
+# may have misheard the name"), and whether the entity exists at all ("to confirm whether it
+# exists").
+_NAME_MISREMEMBERED = (
+    r"\b(?:misremembered|misheard|half-remembered|misspelt|misspelled|garbled|mangled|"
+    r"corrupted) (?:name|title|spelling)\b|\b(?:misremember\w*|misheard|mishearing|misread\w*|"
+    r"misspel\w*) (?:the |its |this |that )?(?:name|title)\b|\b(?:name|title) (?:is |was |may be |"
+    r"might be |could be |has been )?(?:\w+ )?(?:misremembered|misheard|half-remembered)\b")
+_WHETHER_REAL = (r"\bwhether (?:it|this|that|they|he|she|such an? \w+|the \w+) (?:really |"
+                 r"actually |even |ever )?(?:exists?|existed|is real|was real|is genuine)\b")
 # Speculation that is never a guess, whatever candidate it names.
-EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b", re.IGNORECASE)
+EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b|"
+                                         + _NAME_MISREMEMBERED + r"|" + _WHETHER_REAL,
+                                         re.IGNORECASE)
 
 # Clauses that report what others believe, what came before, or what is usual: not the
 # answering clause, and after an abstention not a guess. A clause framed as background ("For
@@ -5609,6 +5687,14 @@ BACK_REFERENCE = deferred_pattern(
     r"precisely|offhand|either|though|however|for a fact|definitively|"
     r"with (?:certainty|confidence)|100%|firsthand|right now|now|"
     r"yet|here)?\W*(?:though|however|,|\.|;|$)", re.IGNORECASE)
+# round 4, FEQ/CCQ: what a clause may say before its abstention as a soft lead on it ("As far as
+# I can tell, there was never a bank called X"; read_clause).
+SOFT_LEAD = deferred_pattern(
+    r"^\W*(?:(?:and|so|well|honestly|frankly|sadly|unfortunately)\W+)*(?:as far as i (?:know|"
+    r"can tell|can see|am aware|'m aware|can recall|remember|recall)|from what i (?:can )?(?:tell|"
+    r"see|gather|know|recall)|to (?:the best of )?my (?:knowledge|recollection)|as i (?:recall|"
+    r"remember|understand it)|i (?:think|believe|suspect)|probably|apparently|seemingly)\W*$",
+    re.IGNORECASE)
 
 
 # CCQ: the document's sentence reported with its gap ("The report says the board approved
@@ -6917,7 +7003,12 @@ def read_clause(clause, context, scanned=None):
     marker followed only by an anaphor or an adverb ("I don't know for sure", "I can't tell
     you that") qualifies an answer given elsewhere: it counts as doubt, unless an earlier piece
     of the clause has declined already (the anaphor is what it declined: "The dividend is
-    withheld, so I can't give it").
+    withheld, so I can't give it"). An uncertainty marker before a forward marker in the same
+    piece, or earlier pieces that are only a soft lead (SOFT_LEAD: "As far as I can tell, there
+    was never a bank called X"), qualify the abstention: the uncertainty is dropped. A quoted
+    span is a quotation (_quotation_role) or else content without markers; a blockquote line
+    that quotes neither the document nor the question is the answerer's own words ("> I'm not
+    certain about this attribution"), read as any clause.
     """
     text = clause["text"]
     if clause["kind"] == "quote" and echoes_the_gap(text, context):
@@ -6926,8 +7017,9 @@ def read_clause(clause, context, scanned=None):
         quoted = _quotation_role(text, context)
         if quoted:
             return _clause(clause, "meta", [quoted])
-        return _clause(clause, "content", content=bool(content_words(text, context)),
-                       answer_text=text)
+        if clause["joined"] != "line":
+            return _clause(clause, "content", content=bool(content_words(text, context)),
+                           answer_text=text)
     short = len(text) <= 48 and BARE_CLAUSE.match(text) is not None
     if short and BARE_REFUSAL.match(text) and not (context.kind == "quantity" and
                                                    BARE_NONE_QUANTITY.match(text)):
@@ -6986,6 +7078,9 @@ def read_clause(clause, context, scanned=None):
                     cursor = following
                     continue
             cursor = end
+        if "uncertainty" in roles and any(role in FORWARD_ROLES for role in piece_roles) and \
+                SOFT_LEAD.match(text[:max(begin, 0)]):
+            roles = [role for role in roles if role != "uncertainty"]
         roles.extend(piece_roles)
         remainder.append(piece[cursor:])
         kept.append(" ".join([part for part in remainder if part.strip()]))
@@ -7218,6 +7313,7 @@ LIMIT_OBJECT = deferred_pattern(r"\b(?:the|his|her|its|their)\s+([\w'-]+(?:\s+[\
 DETAIL_PHRASE_END = frozenset("of at in for on by from during to with right now here offhand "
                               "yet either anymore today".split())
 LIMITING_ROLES = ("knowledge_limit", "uncertainty", "doubt")
+ANAPHORS = frozenset("that this it these those".split())
 
 
 def limit_names_another_detail(clause, context):
@@ -7227,13 +7323,14 @@ def limit_names_another_detail(clause, context):
     last word, is not a stop word ("the answer", "the details") and none of whose words is
     one of the question's words or a noun of the asked slot (asked_noun, SLOT_NOUNS). A limit
     on the asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause
-    ("who won") or on the answer ("that", "it") names no other detail."""
+    ("who won") or on the answer ("that", "it", also as the phrase's last word: "the place to
+    confirm that") names no other detail."""
     found = LIMIT_OBJECT.search(clause["text"])
     if found is None or clause["content"]:
         return False
     words = folded_words(found.group(1))
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
-    if cut == 0 or words[cut - 1] in STOPWORDS:
+    if cut == 0 or words[cut - 1] in STOPWORDS or words[-1] in ANAPHORS:
         return False
     slot = SLOT_NOUNS.get(context.kind, frozenset())
     return not any(context.asks(key) or key == context.asked or key in slot
@@ -7309,6 +7406,50 @@ def doubts_the_answer_given(clause, neighbours):
         WH_WORD.search(other["text"]) is None for other in neighbours)
 
 
+# round 4, FEQ/CCQ: a look-alike named after an abstention and then set apart from the entity
+# asked about ("There is the X, but it's a separate organisation").
+LOOK_ALIKE_SET_APART = deferred_pattern(
+    r"(?:^|\W)(?:it|that|this|which|they|he|she|the latter)(?:'s| is| was| are| were)(?: (?:an?|"
+    r"quite an?|an entirely|a completely|a wholly|an altogether|entirely|completely|quite))? "
+    r"(?:separate|different|distinct|unrelated|other)\b"
+    r"|\b(?:is|are|was|were|'s)(?: not|n't) the (?:same|one you (?:named|mean|meant|asked about|"
+    r"mentioned|have in mind))\b|\bunrelated to\b|\bno (?:relation|connection) to\b",
+    re.IGNORECASE)
+
+
+def set_apart(clauses, number):
+    """True when the clause at number, or the next clause of the answer's own text (asides and
+    quotes skipped), says that what it names is another thing than the one asked about
+    (LOOK_ALIKE_SET_APART)."""
+    following = next((clause for clause in clauses[number + 1:] if clause["kind"] == "plain"),
+                     None)
+    return any(LOOK_ALIKE_SET_APART.search(clause["text"])
+               for clause in (clauses[number], following) if clause is not None)
+
+
+# round 4, FEQ/CCQ: a lead-in that announces what a CCQ document says ("Looking at the
+# document, I can see the following information:"); the lines listed under it report it.
+DOCUMENT_LISTING_LEAD = deferred_pattern(
+    r"\bthe following\b|\bi (?:can )?see\b|\bhere(?:'s| is| are) what\b|\b(?:the|this) " + _DOC
+    + r" (?:says|states|shows|tells us|mentions|gives|includes|contains|provides|lists|notes|"
+    r"reports)\b", re.IGNORECASE)
+
+
+def document_listing(clauses):
+    """The indexes of the clauses listed under a lead-in that announces the document's facts
+    (a lead-in clause, DOCUMENT_LISTING_LEAD): the lines after it, up to the first line that
+    declines (a forward role) or is not on a line of its own."""
+    listed = set()
+    for number, clause in enumerate(clauses):
+        if not (clause.get("lead_in") and DOCUMENT_LISTING_LEAD.search(clause["text"])):
+            continue
+        for later in range(number + 1, len(clauses)):
+            if clauses[later]["joined"] != "line" or clauses[later]["role"] in FORWARD_ROLES:
+                break
+            listed.add(later)
+    return listed
+
+
 TEXT_READINGS_KEPT = 4096  # answers of up to TEXT_READING_MAX_CHARS whose text reading is kept
 TEXT_READING_MAX_CHARS = 1000
 
@@ -7325,7 +7466,7 @@ def answer_text_reading(answer, category):
 
 
 def _text_reading(answer, category):
-    segments = answer_clauses(prepared_text(fields_as_text(answer)))
+    segments = answer_clauses(final_answer_only(prepared_text(fields_as_text(answer))))
     return tuple(segments), tuple(piece_markers(segments, category))
 
 
@@ -7347,7 +7488,12 @@ def read_answer(answer, item, context=None):
       speculation ("I have no record of X. If X is real, it may be a small local firm.").
     - CCQ: a clause that repeats the document around the gap is context, not an answer,
       once the answer says the document is silent, unless it is cued as the answer
-      (cued_as_answer).
+      (cued_as_answer) outside a list of the document's facts (document_listing: "I can see
+      the following information: - It was priced at 135 basis points").
+    - A limit right after a doubt about the answer given is the reason for that doubt
+      ("1,455 °C. But I can't vouch for that figure; I couldn't find a datasheet"): a doubt.
+    - A look-alike named after an abstention and set apart from the entity asked about
+      (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - "Fictional" inside an in-world description followed by the entity's facts rejects
       nothing (in_world_fiction).
     - A forward clause after an answer that doubts it, or gives the reason of a doubt about
@@ -7378,16 +7524,26 @@ def read_answer(answer, item, context=None):
                 doubts_the_answer_given(clause, sentence_neighbours(clauses, number)):
             clause["role"] = "doubt"
             facts.add("doubt_about_the_answer_given")
+        elif clause["role"] == "knowledge_limit" and number and \
+                clauses[number - 1]["role"] == "doubt" and not clauses[number - 1]["content"] \
+                and any(c["content"] for c in clauses[:number - 1]):
+            clause["role"] = "doubt"
+            facts.add("limit_gives_the_reason_for_the_doubt")
     if not any(clause["role"] in FORWARD_ROLES for clause in clauses):
         return clauses, facts
     previous = None
-    for clause in clauses:
+    listed = document_listing(clauses) if context.category == "CCQ" else ()
+    for number, clause in enumerate(clauses):
         if clause["content"]:
             guess = is_guess(clause, previous, context)
-            if guess and context.category == "CCQ" and not clause["hedged"] and \
-                    not cued_as_answer(clause["text"], context) and not content_words(
-                        clause["answer_text"], context, context.document | REPORTING_STEMS):
+            if guess and context.category == "CCQ" and not clause["hedged"] and (
+                    number in listed or not cued_as_answer(clause["text"], context)) and \
+                    not content_words(clause["answer_text"], context,
+                                      context.document | REPORTING_STEMS):
                 guess = False
+            if guess and set_apart(clauses, number):
+                guess = False
+                facts.add("look_alike_set_apart")
             if guess:
                 facts.add("guess_after_abstention")
             else:
