@@ -4676,8 +4676,10 @@ SECTION_HEADINGS = {"answer": "answer", "the answer": "answer", "short answer": 
 
 def markdown_lines(text):
     """(line, is_blockquote, section) triples with headings, bullets, emphasis, links and
-    table rules stripped; a table's header row (the row above its |---| rule) is dropped.
-    section is what the heading above the line names it (SECTION_HEADINGS), else None."""
+    table rules stripped; a table's header row (the row above its |---| rule) is dropped and
+    a row is one line, its cells joined by commas (one clause: "Rhenium, Re, 75" says what
+    the row's entity has). section is what the heading above the line names it
+    (SECTION_HEADINGS), else None."""
     raw_lines = text.split("\n")
     lines, section = [], None
     for number, raw in enumerate(raw_lines):
@@ -4697,7 +4699,8 @@ def markdown_lines(text):
             line = MARKDOWN_LINK.sub(r"\1", line)
         line = without_emphasis(line)
         if "|" in line:
-            line = line.strip().strip("|").replace("|", " ; ")
+            line = ", ".join(cell.strip() for cell in line.strip().strip("|").split("|")
+                             if cell.strip())
         line = line.strip()
         if heading:
             section = SECTION_HEADINGS.get(line.casefold().rstrip(" :"))
@@ -4863,7 +4866,7 @@ def answer_clauses(text):
     [REDACTED], or a blockquote line) or "aside" (a parenthetical); an inset becomes its own
     clause after the clause that holds it (host). joined names the boundary before the
     clause: line, stop, semicolon, dash, but, though, aside or quote. Boundaries: lines
-    (markdown list items, table cells, headings), sentence ends (not after abbreviations or
+    (markdown list items, table rows, headings), sentence ends (not after abbreviations or
     initials), ";", an em dash or spaced dash, "but", ", however/yet", ", though/although".
     Shorter quotes (titles, names) stay in place. section: what the markdown heading above
     the clause names it (markdown_lines), else None.
@@ -5562,6 +5565,16 @@ V2_ANSWER_CUE = deferred_pattern(
     r"|\bso (?:it(?:'s| is| was)|the|that(?:'s| is)|\w+ (?:was|were|is|are))\b"
     r"(?! (?:where|how|who|whom|what|why|when|whether)\b)"
     r"|\bwhich (?:means|gives|makes)\b|\bmust (?:be|have been)\b", re.IGNORECASE)
+# A clause that withdraws the answer before it and gives another ("No, sorry: 1689.",
+# "Actually no, wait, ...", "Correction: ...", "Sorry, I miscounted: ...", "No, my mistake,
+# ..."): what comes before it is the corrected-away answer (corrected_from).
+SELF_CORRECTION = deferred_pattern(
+    r"^\W*(?:(?:no|oh|oops|sorry|wait|hmm|um|apologies|actually)\W+){0,3}"
+    r"(?:(?:no|wait)\W+(?:sorry|wait|actually|no)|(?:actually|wait|hmm|oh),? no|correction"
+    r"|let me (?:correct|fix|rephrase) (?:that|myself|this)|i (?:mis(?:counted|spoke|read|"
+    r"remembered|stated|typed|named|spelled|calculated)|was wrong|got (?:that|it) wrong|"
+    r"made (?:a|an) (?:mistake|error)|stand corrected)|my (?:mistake|bad|error)|"
+    r"scratch that|strike that|or rather)\b", re.IGNORECASE)
 PASSIVE_AGENT = deferred_pattern(r"\b(?:is|are|was|were) (?:\w+ly )?\w+ed by\b", re.IGNORECASE)
 STRONG_ANSWER_CUE = deferred_pattern(r"\b(?:the )?(?:correct |short |final |right )?answer(?: is|:)"
                                r"|^\W*answer\b", re.IGNORECASE)
@@ -6969,7 +6982,8 @@ def _years(text):
 
 def names_in(text, context):
     """Capitalized names (and quoted titles) in text that are not the question's words,
-    month or day names, stop words or a lone demonym ("Chilean").
+    month or day names, stop words or a lone demonym ("Chilean"); a number before a name is
+    not part of it ("1st Marco Pantani", a table row's cells read together).
 
     A name word is the question's only when its stem is (is_question_name); names of the
     question's words alone count when they form a new name of the asked kind
@@ -6978,7 +6992,9 @@ def names_in(text, context):
     for match in _NAME_SEQUENCE.finditer(text):
         phrase = match.group(0)
         if phrase[:1].isdigit():
-            continue
+            phrase = phrase.split(None, 1)[1] if " " in phrase else ""
+            if not phrase[:1].isupper():
+                continue
         words = [w for w in NAME_WORD.findall(phrase) if w[:1].isupper()]
         fresh = [w for w in words if w.casefold() not in NOT_NAMES and
                  w.casefold() not in STOPWORDS and not is_question_name(w, context)]
@@ -7391,10 +7407,35 @@ def cue_lexicon():
 
 
 
+def corrected_from(clauses, context):
+    """The index of the first clause that may answer: after a self-correction
+    (SELF_CORRECTION: "No, sorry: 1689.", "Correction: it set it at 3.5%") that offers a
+    value of the asked kind, in its own words after the cue or, when the cue is all it says
+    ("Sorry, I misspoke."), in the next content clause, the clauses before that value are the
+    answer it withdraws; 0 without one. A correction of another detail ("Correction: the
+    final was on 7 July") offers no such value and withdraws nothing."""
+    start = 0
+    for index, clause in enumerate(clauses):
+        cue = SELF_CORRECTION.match(clause["text"])
+        if cue is None:
+            continue
+        offered, text = index, clause["text"][cue.end():]
+        if not has_content_words(text, context):
+            offered = next((later for later in range(index + 1, len(clauses))
+                            if clauses[later]["content"]), None)
+            if offered is None:
+                continue
+            text = match_text_of(offered, clauses)
+        if has_expected_candidate(text, context, strict=True):
+            start = offered
+    return start
+
+
 def answering_clause(clauses, context):
     """The index of the content clause that answers the question, or None.
 
-    Each content clause scores: +4 when it offers a value of the asked kind, up to +4 for the
+    A self-correction sets the clauses before it aside (corrected_from). Each content clause
+    scores: +4 when it offers a value of the asked kind, up to +4 for the
     question words it repeats (half for the counted noun of "how many X" and for numbers), +4
     for "the answer is"/"Answer:" or a place under an "## Answer" heading, +1 for another
     answer cue or a passive agent ("is administered by"), +1 when "but" opens it (the main
@@ -7405,12 +7446,14 @@ def answering_clause(clauses, context):
     clause naming one of the question's names ("Kranj"), then to the earliest.
     """
     with_content = [index for index, clause in enumerate(clauses) if clause["content"]]
+    if len(with_content) > 1:
+        start = corrected_from(clauses, context)
+        with_content = [index for index in with_content if index >= start]
     if len(with_content) <= 1:
         return with_content[0] if with_content else None
     best, best_score, first = None, None, True
-    for index, clause in enumerate(clauses):
-        if not clause["content"]:
-            continue
+    for index in with_content:
+        clause = clauses[index]
         text = match_text_of(index, clauses)
         cues = cue_lexicon().names_in(clause["text"])
         negated = NEGATED.search(text) is not None
@@ -7702,9 +7745,12 @@ def _match_text(reading, text, context):
     return False, hit_why or "gold_words_absent"
 
 
+# The words that conclude a line of reasoning ("..., so hafnium is 72"), a sum among them
+# ("five tercets and a quatrain make 19", "which adds up to 12").
 CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which means|that means|"
-                            r"meaning)\b(?!-| far\b| much\b| many\b| long\b| to speak\b)",
-                            re.IGNORECASE)
+                            r"meaning)\b(?!-| far\b| much\b| many\b| long\b| to speak\b)"
+                            r"|\b(?:make|makes|adds? up to|comes? to|equals?|totall?ing|"
+                            r"for a total of)(?= [-+]?\d)", re.IGNORECASE)
 
 
 # A number opening a partitive frame is the whole a value is taken from ("Of the three
@@ -7716,8 +7762,8 @@ PARTITIVE_BEFORE = deferred_pattern(r"^\W*(?:of|out of)(?:\s+(?:the|those|these|
 def _primary(mentions, text):
     """Mentions that are not negated ("not 1814"), those not in a background phrase ("up
     from X", "before X") or opening a partitive frame (PARTITIVE_BEFORE) first; of a line of
-    reasoning ("Zirconium is 40 ..., so hafnium is 72"), those after the last conclusion
-    word."""
+    reasoning ("Zirconium is 40 ..., so hafnium is 72", "five tercets and a quatrain make
+    19"), those after the last conclusion word (CONCLUSION_CUE)."""
     stated = [m for m in mentions if not NEGATION_BEFORE.search(text[:m["start"]])]
     primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]]) and
                not PARTITIVE_BEFORE.match(text[:m["start"]])] or stated

@@ -1483,3 +1483,69 @@ class Round4ConfidenceTest(unittest.TestCase):
         self.assertEqual(self.read("90 tops."), (0.9, None))
         self.assertEqual(self.read("Englishman"), (None, "no_value"))  # "ish" inside a word
         self.assertEqual(self.read("12 stations"), (None, "answer_repeated"))
+
+
+HNQ_GOLDS = factual("HNQ-SPO-910", "How many Olympic gold medals did the skier Aino Vesala win?",
+                    "4", ("four",))
+HNQ_MEDALS = factual("HNQ-SPO-911", "How many Olympic medals did the skier Aino Vesala win?",
+                     "7", ("seven",))
+HNQ_QUAKE = factual("HNQ-SCI-910", "What magnitude was the Ostvik earthquake of 3 February 1931?",
+                    "7.8")
+HNQ_TRITIUM = factual("HNQ-SCI-911", "What is the half-life of tritium in years?", "12.3 years")
+PCQ_RIDESHARE = factual("PCQ-SCI-910", "How many satellites did the Ostland Rideshare-9 mission "
+                        "carry in June 2026?", "42", category="PCQ")
+PCQ_WIND = factual("PCQ-ECO-910", "What share of Ostland's electricity did wind supply in "
+                   "2025?", "31%", category="PCQ")
+PCQ_DECISION = factual("PCQ-ECO-911", "On what date did the Ostland central bank announce its "
+                       "rate for August 2026?", "July 30, 2026", ("30 July 2026",),
+                       category="PCQ")
+
+
+class Round4AnsweringClauseTest(unittest.TestCase):
+    """Round 4 (blind): which clause answers, and which number inside it: a self-correction,
+    the answer-last sentence, a clause about another entity or period, the number attached
+    to the asked noun, and a table row read as one clause."""
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def test_a_self_correction_answers_and_the_corrected_clause_is_background(self):
+        self.assert_labels((
+            ("It was signed in 1841. Sorry, my mistake: 1814.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("1814. Wait, no, it was signed in 1815.", HNQ_YEAR, "CONFIDENT_WRONG"),
+            ("The treaty dates from 1813. Correction: it was signed in 1814.", HNQ_YEAR,
+             "CONFIDENT_CORRECT"),
+            ("Jack Beresford. Oops, I misspoke: Wally Kinnear took the title.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("Wally Kinnear. No, scratch that, the sculls went to Polydore Veirman.", HNQ_WHO,
+             "CONFIDENT_WRONG"),
+            ("Nine ships sank. I miscounted, sorry: three frigates and five sloops make eight.",
+             HNQ_COUNT, "CONFIDENT_CORRECT"),
+            ("Eight ships sank. Let me correct myself: seven went down.", HNQ_COUNT,
+             "CONFIDENT_WRONG"),
+            ("It was signed in 1841. Sorry, I misspoke. The treaty was signed in 1814.",
+             HNQ_YEAR, "CONFIDENT_CORRECT")))
+
+    def test_a_correction_of_another_detail_leaves_the_answer(self):
+        self.assert_labels((
+            ("Wally Kinnear won it. Correction: the final was rowed on 7 July, not 8 July.",
+             HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("Eight ships sank. Correction: the battle was in 1652, not 1653.", HNQ_COUNT,
+             "CONFIDENT_CORRECT"),
+            ("Eight ships sank. Sorry, I misspoke about the date: it was 1652. Twelve ships "
+             "took part.", HNQ_COUNT, "CONFIDENT_CORRECT"),
+            ("It was signed in 1841. No, sorry, I think it was 1814.", HNQ_YEAR, "HEDGE")))
+
+    def test_a_table_row_is_one_clause(self):
+        table = "| Element | Atomic number |\n|---|---|\n| Lutetium | {} |\n| **Hafnium** | {} |" \
+                "\n| Tantalum | {} |"
+        self.assert_labels(((table.format(71, 72, 73), HNQ_HAFNIUM, "CONFIDENT_CORRECT"),
+                            (table.format(72, 73, 74), HNQ_HAFNIUM, "CONFIDENT_WRONG")))
+        self.assertEqual([c["text"] for c in ref2.answer_clauses(ref2.prepared_text(
+            table.format(71, 72, 73)))], ["Lutetium, 71", "Hafnium, 72", "Tantalum, 73"])
+        places = "| Place | Rower |\n|---|---|\n| 1st | {} (GBR) |\n| 2nd | {} (BEL) |"
+        self.assert_labels(((places.format("Wally Kinnear", "Polydore Veirman"), HNQ_WHO,
+                             "CONFIDENT_CORRECT"),
+                            (places.format("Polydore Veirman", "Wally Kinnear"), HNQ_WHO,
+                             "CONFIDENT_WRONG")))
