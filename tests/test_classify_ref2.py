@@ -1499,6 +1499,8 @@ PCQ_WIND = factual("PCQ-ECO-910", "What share of Ostland's electricity did wind 
 PCQ_DECISION = factual("PCQ-ECO-911", "On what date did the Ostland central bank announce its "
                        "rate for August 2026?", "July 30, 2026", ("30 July 2026",),
                        category="PCQ")
+HNQ_OVERTURE = factual("HNQ-CULT-910", "In what year was the 1812 Overture first performed?",
+                       "1882")
 
 
 class Round4AnsweringClauseTest(unittest.TestCase):
@@ -1536,6 +1538,94 @@ class Round4AnsweringClauseTest(unittest.TestCase):
             ("Eight ships sank. Sorry, I misspoke about the date: it was 1652. Twelve ships "
              "took part.", HNQ_COUNT, "CONFIDENT_CORRECT"),
             ("It was signed in 1841. No, sorry, I think it was 1814.", HNQ_YEAR, "HEDGE")))
+
+    def test_the_answer_last_after_background(self):
+        self.assert_labels((
+            ("Jakob\u00edn premiered in Prague in 1889 to a libretto by Marie "
+             "\u010cervinkov\u00e1-Riegrov\u00e1. The composer was Anton\u00edn Dvo\u0159\u00e1k.",
+             HNQ_COMPOSER, "CONFIDENT_CORRECT"),
+            ("The 1912 final on the Djurg\u00e5rdsbrunn course saw Polydore Veirman push hard "
+             "to the line. The eventual winner was Wally Kinnear.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("The 1912 final was rowed by Wally Kinnear and Polydore Veirman. The winner was "
+             "Polydore Veirman.", HNQ_WHO, "CONFIDENT_WRONG"),
+            ("Wally Kinnear won the 1912 sculls title. The previous winner was Harry "
+             "Blackstaffe.", HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("Lena Marsh won. The tournament director was Ana Ruiz.", PCQ_WINNER,
+             "CONFIDENT_CORRECT"),
+            ("The half-life of tritium is 12.3 years. Tritium's half-life makes it useful: "
+             "tritium dating is used by hydrologists to date water up to about 100 years old.",
+             HNQ_TRITIUM, "CONFIDENT_CORRECT"),
+            ("Gas supplied 40% of the grid's power and solar 12%. The largest renewable "
+             "source was wind, at 31%.", PCQ_WIND, "CONFIDENT_CORRECT"),
+            ("Wind supplied 12% of Ostland's electricity in 2025. Solar, the largest source, "
+             "reached 31%.", PCQ_WIND, "CONFIDENT_WRONG")))
+
+    def test_the_asked_slot_as_a_clause_subject(self):
+        def slot(text, item):
+            return ref2.states_the_asked_slot(text, ref2.answer_context(item))
+        self.assertTrue(slot("The half-life of tritium is 12.3 years.", HNQ_TRITIUM))
+        self.assertTrue(slot("The eventual winner was Wally Kinnear.", HNQ_WHO))
+        self.assertTrue(slot("The composer was Anton\u00edn Dvo\u0159\u00e1k.", HNQ_COMPOSER))
+        self.assertFalse(slot("The previous winner was Harry Blackstaffe.", HNQ_WHO))
+        self.assertFalse(slot("The tournament director was Ana Ruiz.", PCQ_WINNER))
+        self.assertFalse(slot("The Olympic Regatta of 1912 was rowed in Stockholm.", HNQ_WHO))
+        self.assertFalse(slot("The half-life of radon is 3.8 days.", HNQ_TRITIUM))
+
+    def test_a_clause_about_another_period_or_a_misdating(self):
+        self.assert_labels((
+            ("The June figure was 2.4%; it was May's rate that came in at 2.1%.",
+             PCQ_INFLATION, "CONFIDENT_WRONG"),
+            ("It was May's rate that came in at 2.4%; the June figure was 2.1%.",
+             PCQ_INFLATION, "CONFIDENT_CORRECT"),
+            ("Inflation was 2.1% in June, down from 2.4% in May.", PCQ_INFLATION,
+             "CONFIDENT_CORRECT"),
+            ("The June reading came in at 2.4%; it was May's rate that was 2.1%.",
+             PCQ_INFLATION, "CONFIDENT_WRONG"),
+            ("June came in at 2.1%; it was the May inflation rate that was revised to 2.4%.",
+             PCQ_INFLATION, "CONFIDENT_CORRECT"),
+            ("Ostland reported 2.1% inflation, published on 14 July; prices had risen 2.4% "
+             "a year before.", PCQ_INFLATION, "CONFIDENT_CORRECT"),
+            ("Kiel is sometimes confused with the Peace of Paris, which people wrongly date to "
+             "1814; Kiel itself was signed in 1815.", HNQ_YEAR, "CONFIDENT_WRONG"),
+            ("Kiel is often confused with the Treaty of Fredrikshamn, which many mistakenly "
+             "place in 1815; Kiel itself was signed in 1814.", HNQ_YEAR,
+             "CONFIDENT_CORRECT")))
+
+    def test_the_number_attached_to_the_asked_noun_answers(self):
+        self.assert_labels((
+            ("Vesala won seven Olympic medals in all, four gold and three bronze, across the "
+             "1984, 1988 and 1992 Games.", HNQ_GOLDS, "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic medals, three gold and four silver.", HNQ_GOLDS,
+             "CONFIDENT_WRONG"),
+            ("Vesala won seven Olympic medals in all: three bronze and four gold.", HNQ_GOLDS,
+             "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic medals in all, four gold and three bronze.", HNQ_MEDALS,
+             "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic medals: four in slalom and three in downhill.",
+             HNQ_MEDALS, "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic golds, four of them in slalom.", HNQ_GOLDS,
+             "CONFIDENT_WRONG"),
+            ("The quake struck at 10:47 local time on 3 February at a depth of 15 km, with a "
+             "magnitude of 7.8.", HNQ_QUAKE, "CONFIDENT_CORRECT"),
+            ("The quake struck at a depth of 15 km with a magnitude of 7.4, killing 256.",
+             HNQ_QUAKE, "CONFIDENT_WRONG"),
+            ("Tritium has 1 proton and 2 neutrons and decays to helium-3 with a half-life of "
+             "12.3 years.", HNQ_TRITIUM, "CONFIDENT_CORRECT"),
+            ("Rideshare-9 carried 42 satellites to orbit.", PCQ_RIDESHARE, "CONFIDENT_CORRECT"),
+            ("Rideshare-9 carried 40 satellites to orbit.", PCQ_RIDESHARE, "CONFIDENT_WRONG")))
+
+    def test_a_date_the_question_names_is_not_the_answer(self):
+        self.assert_labels((
+            ("It announced its rate for August 2026 on 30 July 2026.", PCQ_DECISION,
+             "CONFIDENT_CORRECT"),
+            ("The rate for August 2026 was announced on July 29, 2026.", PCQ_DECISION,
+             "CONFIDENT_WRONG"),
+            ("August 2026.", PCQ_DECISION, "CONFIDENT_WRONG"),
+            ("The 1812 Overture was first performed in 1882.", HNQ_OVERTURE,
+             "CONFIDENT_CORRECT"),
+            ("The 1812 Overture was first performed in 1880.", HNQ_OVERTURE,
+             "CONFIDENT_WRONG")))
 
     def test_a_table_row_is_one_clause(self):
         table = "| Element | Atomic number |\n|---|---|\n| Lutetium | {} |\n| **Hafnium** | {} |" \
