@@ -7489,7 +7489,7 @@ def states_the_asked_slot(text, context):
 _SAID_OF = (r"(?<![\w'-])([a-z][\w'-]*),?\s+(?:of|at|is|was|were|are|stood at|reached|to)\s+"
             r"(?:(?:about|around|roughly|approximately|nearly|some|just|an?|the)\s+)*")
 SAID_OF = deferred_pattern(_SAID_OF + "$")
-# The same before a digit anywhere in a clause: whether a clause can hold such a number.
+# The same before a digit anywhere in a clause: which nouns a clause may say numbers of.
 SAID_OF_NUMBER = deferred_pattern(_SAID_OF + r"(?=[-+$\u20ac\u00a3\u00a5]?\d)")
 
 
@@ -7517,7 +7517,8 @@ def gives_value_of_question(text, context):
     (said_of_question: "The next largest component is argon, at 0.93%", where "Dry air is
     78% nitrogen" gives other things' numbers)."""
     digits = spelled_numbers_as_digits(text)
-    if SAID_OF_NUMBER.search(digits) is None:
+    if not any(noun.group(1) not in STOPWORDS and context.asks(stem(noun.group(1)))
+               for noun in SAID_OF_NUMBER.finditer(digits)):
         return False
     return any(said_of_question(mention, digits, context) for mention in quantity_mentions(digits))
 
