@@ -4597,9 +4597,13 @@ def _parse_probability(text):
 # units, percentages, ordinals, dates, scores with the side they name as winner, signs and
 # directions) and names as a judge does (surname, short forms, case and diacritics folded; a
 # winner's name in a losing place is no winner), only in the clause that answers
-# (match_gold_v2). Decisions: two candidates for one slot ("1904 or 1908") commit to neither:
-# HEDGE, never a match; a range ("between 1813 and 1815") is one imprecise value, not two
-# candidates, and matches only a gold that is that range.
+# (match_gold_v2): a self-correction withdraws what came before it, a clause with the asked
+# slot as its subject ("The author is X") outweighs background, and inside the clause the
+# number said of the question's words answers ("a magnitude of 7.1"), never a number or date
+# the question names itself (answering_clause, asked_first). Decisions: two candidates for
+# one slot ("1904 or 1908") commit to neither: HEDGE, never a match; a range ("between 1813
+# and 1815") is one imprecise value, not two candidates, and matches only a gold that is that
+# range.
 #
 # Confidence replies are read for the value a person reads, or null with the reason a person
 # would give (parse_confidence_v2). Decisions: a range is read as its midpoint; a decimal
@@ -4695,8 +4699,10 @@ SECTION_HEADINGS = {"answer": "answer", "the answer": "answer", "short answer": 
 
 def markdown_lines(text):
     """(line, is_blockquote, section) triples with headings, bullets, emphasis, links and
-    table rules stripped; a table's header row (the row above its |---| rule) is dropped.
-    section is what the heading above the line names it (SECTION_HEADINGS), else None."""
+    table rules stripped; a table's header row (the row above its |---| rule) is dropped and
+    a row is one line, its cells joined by commas (one clause: "Rhenium, Re, 75" says what
+    the row's entity has). section is what the heading above the line names it
+    (SECTION_HEADINGS), else None."""
     raw_lines = text.split("\n")
     lines, section = [], None
     for number, raw in enumerate(raw_lines):
@@ -4716,7 +4722,8 @@ def markdown_lines(text):
             line = MARKDOWN_LINK.sub(r"\1", line)
         line = without_emphasis(line)
         if "|" in line:
-            line = line.strip().strip("|").replace("|", " ; ")
+            line = ", ".join(cell.strip() for cell in line.strip().strip("|").split("|")
+                             if cell.strip())
         line = line.strip()
         if heading:
             section = SECTION_HEADINGS.get(line.casefold().rstrip(" :"))
@@ -4882,7 +4889,7 @@ def answer_clauses(text):
     [REDACTED], or a blockquote line) or "aside" (a parenthetical); an inset becomes its own
     clause after the clause that holds it (host). joined names the boundary before the
     clause: line, stop, semicolon, dash, but, though, aside or quote. Boundaries: lines
-    (markdown list items, table cells, headings), sentence ends (not after abbreviations or
+    (markdown list items, table rows, headings), sentence ends (not after abbreviations or
     initials), ";", an em dash or spaced dash, "but", ", however/yet", ", though/although".
     Shorter quotes (titles, names) stay in place. section: what the markdown heading above
     the clause names it (markdown_lines), else None.
@@ -5622,8 +5629,9 @@ EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b
                                          re.IGNORECASE)
 
 # Clauses that report what others believe, what came before, or what is usual: not the
-# answering clause, and after an abstention not a guess. A clause framed as background ("For
-# context, ...") is never a guess, hedged or not (FRAMING_CUE).
+# answering clause, and after an abstention not a guess. A misdating or a confusion ("which
+# people wrongly date to 1689", "is often confused with") is what others believe. A clause
+# framed as background ("For context, ...") is never a guess, hedged or not (FRAMING_CUE).
 _FRAMING = r"for (?:context|reference|background|comparison)|by comparison|in contrast"
 FRAMING_CUE = deferred_pattern(r"^\W*(?:" + _FRAMING + r")\b", re.IGNORECASE)
 BACKGROUND_CUE = deferred_pattern(
@@ -5637,8 +5645,9 @@ BACKGROUND_CUE = deferred_pattern(
     r"claimed|reported|assumed|cited|stated)|many (?:people|sources)? ?(?:think|believe|"
     r"claim|say|assume)|some (?:sources|people|accounts|reports|historians) (?:say|claim|"
     r"state|list|give|suggest|report|believe)|contrary to|a common misconception)\b"
-    r"|\b(?:often|commonly|widely|sometimes|mistakenly|wrongly|incorrectly) (?:cited|"
-    r"credited|given|listed|reported|attributed|said|believed|thought|stated)\b"
+    r"|\b(?:often|commonly|widely|sometimes|frequently|mistakenly|wrongly|incorrectly|"
+    r"erroneously|falsely) (?:cited|credited|given|listed|reported|attributed|said|believed|"
+    r"thought|stated|dated?|dates|misdated|placed?|places|confused|mistaken)\b"
     r"|\bcommon (?:misconception|mistake|error|confusion)\b|\bback in\b"
     r"|\bhad (?:already |previously |earlier |once )?(?:won|been|held|served|ruled|taken|"
     r"reached|finished|set|led)\b", re.IGNORECASE)
@@ -5657,18 +5666,34 @@ V2_ANSWER_CUE = deferred_pattern(
     r"|\bso (?:it(?:'s| is| was)|the|that(?:'s| is)|\w+ (?:was|were|is|are))\b"
     r"(?! (?:where|how|who|whom|what|why|when|whether)\b)"
     r"|\bwhich (?:means|gives|makes)\b|\bmust (?:be|have been)\b", re.IGNORECASE)
+# A clause that withdraws the answer before it and gives another ("No, sorry: 1689.",
+# "Actually no, wait, ...", "Correction: ...", "Sorry, I miscounted: ...", "No, my mistake,
+# ..."): what comes before it is the corrected-away answer (corrected_from).
+SELF_CORRECTION = deferred_pattern(
+    r"^\W*(?:(?:no|oh|oops|sorry|wait|hmm|um|apologies|actually)\W+){0,3}"
+    r"(?:(?:no|wait)\W+(?:sorry|wait|actually|no)|(?:actually|wait|hmm|oh),? no|correction"
+    r"|let me (?:correct|fix|rephrase) (?:that|myself|this)|i (?:mis(?:counted|spoke|read|"
+    r"remembered|stated|typed|named|spelled|calculated)|was wrong|got (?:that|it) wrong|"
+    r"made (?:a|an) (?:mistake|error)|stand corrected)|my (?:mistake|bad|error)|"
+    r"scratch that|strike that|or rather)\b", re.IGNORECASE)
 PASSIVE_AGENT = deferred_pattern(r"\b(?:is|are|was|were) (?:\w+ly )?\w+ed by\b", re.IGNORECASE)
 STRONG_ANSWER_CUE = deferred_pattern(r"\b(?:the )?(?:correct |short |final |right )?answer(?: is|:)"
                                r"|^\W*answer\b", re.IGNORECASE)
 ANSWER_CUES = (("strong", (STRONG_ANSWER_CUE.pattern,)), ("cue", (V2_ANSWER_CUE.pattern,)),
                ("passive", (PASSIVE_AGENT.pattern,)), ("background", (BACKGROUND_CUE.pattern,)))
+# The nouns that name the slot an answer fills ("the winner was", "the author is").
+ROLE_NOUNS = tuple("answer winner founder director author writer composer capital name year date "
+                   "figure number total result score rate amount champion leader chair head "
+                   "president ceo designer architect creator inventor discoverer recipient "
+                   "location site venue city country place count value dose fee price sentence "
+                   "cause diagnosis elevation depth height length".split())
 ROLE_SUBJECT = deferred_pattern(
-    r"^\W*(?:it|he|she|they|its|his|her|their)\b|^\W*the (?:\w+ )?(?:answer|winner|founder|"
-    r"director|author|writer|composer|capital|name|year|date|figure|number|total|result|"
-    r"score|rate|amount|champion|leader|chair|head|president|ceo|designer|architect|creator|"
-    r"inventor|discoverer|recipient|location|site|venue|city|country|place|count|value|"
-    r"dose|fee|price|sentence|cause|diagnosis|elevation|depth|height|length)s? (?:was|is|were|"
-    r"are|would be)\b", re.IGNORECASE)
+    r"^\W*(?:it|he|she|they|its|his|her|their)\b|^\W*the (?:\w+ )?(?:" + "|".join(ROLE_NOUNS) +
+    r")s? (?:was|is|were|are|would be)\b", re.IGNORECASE)
+# A clause that opens with its subject, a noun phrase after "the", then a copula ("The overall
+# winner was", "The half-life of carbon-14 is"): states_the_asked_slot reads the subject.
+SUBJECT_COPULA = deferred_pattern(r"^\W*the ((?:[\w'-]+ ){1,10}?)(?:is|was|are|were|would be)\b",
+                                  re.IGNORECASE)
 NEGATED = deferred_pattern(
     r"(?:\b(?:not|no|none|never|nor|neither|nobody|nothing|nowhere|without)\b"
     r"|n't\b)(?!(?: \w+){0,3} until\b)", re.IGNORECASE)
@@ -6836,7 +6861,7 @@ class AnswerContext:
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner", "asked")
+                 "asks_winner", "asked", "months")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -6852,6 +6877,8 @@ class AnswerContext:
         self.names = frozenset(name_stem(w) for w in QUESTION_NAME_WORD.findall(question))
         self.asks_winner = WIN_QUESTION.search(question) is not None
         self.asked = asked_noun(question)
+        self.months = frozenset(mention["month"] for mention in date_mentions(
+            prepared_text(question)) if mention["month"])
 
     @property
     def document(self):
@@ -7125,7 +7152,8 @@ def _years(text):
 
 def names_in(text, context):
     """Capitalized names (and quoted titles) in text that are not the question's words,
-    month or day names, stop words or a lone demonym ("Chilean").
+    month or day names, stop words or a lone demonym ("Chilean"); a number before a name is
+    not part of it ("1st Marco Pantani", a table row's cells read together).
 
     A name word is the question's only when its stem is (is_question_name); names of the
     question's words alone count when they form a new name of the asked kind
@@ -7134,7 +7162,9 @@ def names_in(text, context):
     for match in _NAME_SEQUENCE.finditer(text):
         phrase = match.group(0)
         if phrase[:1].isdigit():
-            continue
+            phrase = phrase.split(None, 1)[1] if " " in phrase else ""
+            if not phrase[:1].isupper():
+                continue
         words = [w for w in NAME_WORD.findall(phrase) if w[:1].isupper()]
         fresh = [w for w in words if w.casefold() not in NOT_NAMES and
                  w.casefold() not in STOPWORDS and not is_question_name(w, context)]
@@ -7228,13 +7258,34 @@ def counts_the_unit(text, match, context):
     return any(stem(word) == context.unit for word in beside)
 
 
+# A month named as a period ("April's payrolls", "in June", "the May figure"), not as the day
+# of an event ("on 5 June", "June 5"): capitalized, no day number before or after it.
+PERIOD_MONTH = deferred_pattern(
+    r"(?<!\d )(?<!\dst )(?<!\dnd )(?<!\drd )(?<!\dth )\b(January|February|March|April|May|"
+    r"June|July|August|September|October|November|December)\b"
+    r"(?!\s+\d{1,2}(?:st|nd|rd|th)?(?!\d))")
+
+
+def _period_months(text):
+    """The months text names as periods (PERIOD_MONTH); "May" opening a clause is read as the
+    month only before "'s" ("May's figure"), else it may be the modal."""
+    return {MONTH_NUMBERS[match.group(1).casefold()] for match in PERIOD_MONTH.finditer(text)
+            if not (match.group(1) == "May" and not text[:match.start()].strip(" \"'*(") and
+                    not text.startswith("'s", match.end()))}
+
+
 def different_time(clause, context):
     """True when a clause (of a question that is not asking for a time) names years and none
-    of them is a year the question names: it is about another time."""
-    if context.kind == "time" or not context.years:
+    of them is a year the question names, or names months as periods (_period_months) and
+    none of them is a month the question names ("it was April's payrolls that were revised"
+    for a May question): it is about another time."""
+    if context.kind == "time" or not (context.years or context.months):
         return False
-    years = _years(clause["text"])
-    return bool(years) and not years & context.years
+    years = _years(clause["text"]) if context.years else ()
+    if years and not years & context.years:
+        return True
+    months = _period_months(clause["text"]) if context.months else ()
+    return bool(months) and not months & context.months
 
 
 def _mentions_entity(text, context):
@@ -7729,13 +7780,122 @@ def cue_lexicon():
 
 
 
+ROLE_NOUN_STEMS = frozenset(map(stem, ROLE_NOUNS))
+# Role nouns whose question verb is not their stem ("Who wrote ...?" asks for the author).
+ROLE_VERBS = {stem(noun): frozenset(map(stem, verbs.split())) for noun, verbs in (
+    ("author", "wrote write writes written"), ("writer", "wrote write writes written"),
+    ("champion", "won win wins"), ("leader", "led lead leads"))}
+
+
+def asks_for_role(key, context):
+    """True when a noun (a stem) names the slot the question asks for: a slot noun of its
+    kind (SLOT_NOUNS: "winner", "figure", "year"), or a role noun (ROLE_NOUNS) the question
+    says or asks by its verb ("composer" for "Who composed ...?", "author" for "Who wrote
+    ...?": ROLE_VERBS); "The tournament director was X" names another role."""
+    if key in SLOT_NOUNS.get(context.kind, ()):
+        return True
+    return key in ROLE_NOUN_STEMS and (context.asks(key) or
+                                       bool(ROLE_VERBS.get(key, frozenset()) & context.stems))
+
+
+def states_the_asked_slot(text, context):
+    """True when a clause opens with the slot the question asks for as its subject, then a
+    copula (SUBJECT_COPULA): "The author is ...", "The overall winner was ..." (the head noun
+    names the asked role: asks_for_role) or "The half-life of carbon-14 is ..." (the head is
+    one of the question's words, in lower case, with an "of" complement: "The earthquake was
+    felt" and "The Battle of Sudoměř was" name the entity, not a slot). The complement must
+    be the question's words ("The Treaty of Kyakhta was" is another treaty), and a
+    background word before the head ("The previous winner was": BACKGROUND_BEFORE) makes it
+    another slot."""
+    subject = SUBJECT_COPULA.match(text)
+    if subject is None:
+        return False
+    head, _, complement = subject.group(1).partition(" of ")
+    words = folded_words(head)
+    if not words or BACKGROUND_BEFORE.search("the " + head + " "):
+        return False
+    key = stem(words[-1])
+    if key in STOPWORDS or not asks_for_role(key, context) and not (
+            complement and head.split()[-1].islower() and context.asks(key)):
+        return False
+    return all(word in STOPWORDS or context.asks(stem(word)) for word in folded_words(complement))
+
+
+# A common noun (lower case), a link word and fillers, just before a number: what the number
+# is said of ("the magnitude of 7.1", "argon, at 0.93%", "the rate was 4.25%"). A colon or a
+# bare comma lists ("medals: six in ..."), a name owns its number ("Strong Armenia 24").
+_SAID_OF = (r"(?<![\w'-])([a-z][\w'-]*),?\s+(?:of|at|is|was|were|are|stood at|reached|to)\s+"
+            r"(?:(?:about|around|roughly|approximately|nearly|some|just|an?|the)\s+)*")
+SAID_OF = deferred_pattern(_SAID_OF + "$")
+# The same before a digit anywhere in a clause: which nouns a clause may say numbers of.
+SAID_OF_NUMBER = deferred_pattern(_SAID_OF + r"(?=[-+$\u20ac\u00a3\u00a5]?\d)")
+
+
+def _word_after(mention, text):
+    """The first word after a number (its counted noun in "nine gold", "78% nitrogen"), or
+    ""."""
+    words = folded_words(text[mention["end"]:mention["end"] + 40])
+    return words[0] if words else ""
+
+
+def said_of_question(mention, text, context):
+    """True when a number is said of one of the question's words (SAID_OF: "a magnitude of
+    7.1", "argon, at 0.93%", "a half-life of 5,730 years") and no word of another thing
+    follows it ("atmosphere is 78% nitrogen": the number is nitrogen's; "9 of them": a part
+    of something else)."""
+    noun = SAID_OF.search(text[max(0, mention["start"] - 60):mention["start"]])
+    if noun is None or noun.group(1) in STOPWORDS or not context.asks(stem(noun.group(1))):
+        return False
+    after = _word_after(mention, text)
+    return not after or after != "of" and (after in STOPWORDS or context.asks(stem(after)))
+
+
+def gives_value_of_question(text, context):
+    """True when a number of the clause is said of one of the question's words
+    (said_of_question: "The next largest component is argon, at 0.93%", where "Dry air is
+    78% nitrogen" gives other things' numbers)."""
+    digits = spelled_numbers_as_digits(text)
+    if not any(noun.group(1) not in STOPWORDS and context.asks(stem(noun.group(1)))
+               for noun in SAID_OF_NUMBER.finditer(digits)):
+        return False
+    return any(said_of_question(mention, digits, context) for mention in quantity_mentions(digits))
+
+
+def corrected_from(clauses, context):
+    """The index of the first clause that may answer: after a self-correction
+    (SELF_CORRECTION: "No, sorry: 1689.", "Correction: it set it at 3.5%") that offers a
+    value of the asked kind, in its own words after the cue or, when the cue is all it says
+    ("Sorry, I misspoke."), in the next content clause, the clauses before that value are the
+    answer it withdraws; 0 without one. A correction of another detail ("Correction: the
+    final was on 7 July") offers no such value and withdraws nothing."""
+    start = 0
+    for index, clause in enumerate(clauses):
+        cue = SELF_CORRECTION.match(clause["text"])
+        if cue is None:
+            continue
+        offered, text = index, clause["text"][cue.end():]
+        if not has_content_words(text, context):
+            offered = next((later for later in range(index + 1, len(clauses))
+                            if clauses[later]["content"]), None)
+            if offered is None:
+                continue
+            text = match_text_of(offered, clauses)
+        if has_expected_candidate(text, context, strict=True):
+            start = offered
+    return start
+
+
 def answering_clause(clauses, context):
     """The index of the content clause that answers the question, or None.
 
-    Each content clause scores: +4 when it offers a value of the asked kind, up to +4 for the
+    A self-correction sets the clauses before it aside (corrected_from). Each content clause
+    scores: +4 when it offers a value of the asked kind, up to +4 for the
     question words it repeats (half for the counted noun of "how many X" and for numbers), +4
-    for "the answer is"/"Answer:" or a place under an "## Answer" heading, +1 for another
-    answer cue or a passive agent ("is administered by"), +1 when "but" opens it (the main
+    for "the answer is"/"Answer:" or a place under an "## Answer" heading, +3 when it offers
+    the value with the asked slot as its subject ("The author is X", "The half-life of
+    carbon-14 is X": states_the_asked_slot), else +1 for another answer cue or a passive
+    agent ("is administered by"), +2 when a quantity question's number is said of one of its
+    words ("is argon, at 0.93%": gives_value_of_question), +1 when "but" opens it (the main
     point), +3 when it is the first content clause and only a short candidate ("Rok
     Kovačič."), -4 for a background cue ("some sources say", "had won", "back in") or a place
     under a "## Context" heading (SECTION_HEADINGS), -3 when it is about another time
@@ -7743,12 +7903,14 @@ def answering_clause(clauses, context):
     clause naming one of the question's names ("Kranj"), then to the earliest.
     """
     with_content = [index for index, clause in enumerate(clauses) if clause["content"]]
+    if len(with_content) > 1:
+        start = corrected_from(clauses, context)
+        with_content = [index for index in with_content if index >= start]
     if len(with_content) <= 1:
         return with_content[0] if with_content else None
     best, best_score, first = None, None, True
-    for index, clause in enumerate(clauses):
-        if not clause["content"]:
-            continue
+    for index in with_content:
+        clause = clauses[index]
         text = match_text_of(index, clauses)
         cues = cue_lexicon().names_in(clause["text"])
         negated = NEGATED.search(text) is not None
@@ -7756,8 +7918,12 @@ def answering_clause(clauses, context):
         score = (4 if candidate else 0) + _overlap(text, context)
         if "strong" in cues or clause.get("section") == "answer":
             score += 4
+        elif candidate and states_the_asked_slot(clause["text"], context):
+            score += 3
         elif "cue" in cues or "passive" in cues:
             score += 1
+        if candidate and context.kind == "quantity" and gives_value_of_question(text, context):
+            score += 2
         if clause["joined"] == "but":
             score += 1
         if first and candidate and not negated and is_bare_candidate(text, context):
@@ -8055,9 +8221,12 @@ def _match_text(reading, text, context):
     return False, hit_why or "gold_words_absent"
 
 
+# The words that conclude a line of reasoning ("..., so hafnium is 72"), a sum among them
+# ("five tercets and a quatrain make 19", "which adds up to 12").
 CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which means|that means|"
-                            r"meaning)\b(?!-| far\b| much\b| many\b| long\b| to speak\b)",
-                            re.IGNORECASE)
+                            r"meaning)\b(?!-| far\b| much\b| many\b| long\b| to speak\b)"
+                            r"|\b(?:make|makes|adds? up to|comes? to|equals?|totall?ing|"
+                            r"for a total of)(?= [-+]?\d)", re.IGNORECASE)
 
 
 # A number opening a partitive frame is the whole a value is taken from ("Of the three
@@ -8069,8 +8238,8 @@ PARTITIVE_BEFORE = deferred_pattern(r"^\W*(?:of|out of)(?:\s+(?:the|those|these|
 def _primary(mentions, text):
     """Mentions that are not negated ("not 1814"), those not in a background phrase ("up
     from X", "before X") or opening a partitive frame (PARTITIVE_BEFORE) first; of a line of
-    reasoning ("Zirconium is 40 ..., so hafnium is 72"), those after the last conclusion
-    word."""
+    reasoning ("Zirconium is 40 ..., so hafnium is 72", "five tercets and a quatrain make
+    19"), those after the last conclusion word (CONCLUSION_CUE)."""
     stated = [m for m in mentions if not NEGATION_BEFORE.search(text[:m["start"]])]
     primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]]) and
                not PARTITIVE_BEFORE.match(text[:m["start"]])] or stated
@@ -8101,19 +8270,36 @@ def _same_date(gold, said):
     return False
 
 
-def _match_dates(reading, text):
+def _date_key(mention):
+    return mention["year"], mention["month"], mention["day"], mention["season"]
+
+
+@functools.lru_cache(maxsize=4096)
+def question_dates(question):
+    """The dates a question names ("for August 2026"), each as (year, month, day, season)
+    (cached per question)."""
+    return frozenset(map(_date_key, date_mentions(prepared_text(question or ""))))
+
+
+def _match_dates(reading, text, question):
+    """Dates and years compared part by part; a date the question itself names ("its
+    production increase for August 2026") is the question's, not a candidate, unless it is
+    the gold (question_dates)."""
     text = spoken_years_as_digits(text)
+    asked = question_dates(question)
     mentions = date_mentions(text)
     if reading["kind"] == "date":
         gold = reading["value"]
-        candidates = [m for m in mentions if m["month"] or m["season"]]
+        candidates = [m for m in mentions if (m["month"] or m["season"]) and (
+            _date_key(m) not in asked or _same_date(gold, m))]
         primary = _primary(candidates, text)
         if primary and _same_date(gold, primary[0]):
             return True, "same_date"
         if any(_same_date(gold, m) for m in candidates):
             return False, "gold_date_not_the_answer"
         return False, "different_date"
-    years = [m["year"] for m in _primary(mentions, text) if m["year"] is not None]
+    years = [m["year"] for m in _primary(mentions, text) if m["year"] is not None and (
+        _date_key(m) not in asked or m["year"] == reading["value"])]
     if reading["kind"] == "year":
         if years and years[0] == reading["value"]:
             return True, "same_year"
@@ -8149,14 +8335,65 @@ def places_as_ordinals(text):
     return PLACE_WORDS.sub("2nd", text)
 
 
-def _question_year(mention, years, golds):
-    """True when a bare number is a year the question names ("the 2026 World Cup") and no
-    gold is that number: it is the question's, not a candidate."""
-    return not mention["dimension"] and not mention["ordinal"] and mention["value"] in years \
-        and not any(gold["value"] == mention["value"] for gold in golds)
+def glued_to_word(mention, text):
+    """True when a number is glued to the word before it by a hyphen: the number of a name
+    ("Transporter-17", "carbon-14", "nitrogen-14"), not a value."""
+    start = mention["start"]
+    return start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
 
 
-def _match_quantity(reading, text, question):
+def _naming_number(mention, text, years, golds):
+    """True when a bare number names something rather than answering, and no gold is that
+    number: a year the question names ("the 2026 World Cup"), or the number of a name
+    (glued_to_word)."""
+    return not mention["dimension"] and not mention["ordinal"] and (
+        mention["value"] in years or glued_to_word(mention, text)) and \
+        not any(gold["value"] == mention["value"] for gold in golds)
+
+
+def _parts_named_by_question(whole, parts, text, context):
+    """The parts of a whole whose counted noun is a question word the whole's own words do
+    not say ("four gold" of "seven Olympic medals in all" for "how many gold medals")."""
+    own = stems_of(text[whole["end"]:parts[0]["start"]])
+    named = []
+    for part in parts:
+        key = stem(_word_after(part, text))
+        if key and key not in STOPWORDS and key not in own and context.asks(key):
+            named.append(part)
+    return named
+
+
+def asked_first(mentions, text, context):
+    """The candidate numbers of a clause with those said of the question first.
+
+    A whole that the clause breaks into parts (the next two or more numbers of its kind sum
+    to it: "seven Olympic medals in all, four gold and three bronze") is left out when a part
+    is counted in a question word the whole does not say ("how many gold medals": the part
+    "four gold" answers, _parts_named_by_question); those parts come first. Otherwise the
+    numbers said of a question word (said_of_question: "with a magnitude of 7.1" after "at a
+    depth of 15 km") come first, in order.
+    """
+    if len(mentions) < 2:
+        return mentions
+    for number, whole in enumerate(mentions):
+        total, parts = 0, []
+        for part in mentions[number + 1:]:
+            if part["dimension"] != whole["dimension"]:
+                break
+            total, parts = total + part["value"], parts + [part]
+            if total >= whole["value"]:
+                break
+        if len(parts) < 2 or total != whole["value"]:
+            continue
+        named = _parts_named_by_question(whole, parts, text, context)
+        if named:
+            rest = [m for m in mentions if m is not whole and m not in named]
+            return named + rest
+    said = [m for m in mentions if said_of_question(m, text, context)]
+    return said + [m for m in mentions if m not in said] if said else mentions
+
+
+def _match_quantity(reading, text, context):
     ordinal = any(q["ordinal"] for q in reading["value"])
     digits = spelled_numbers_as_digits(text, ordinals=ordinal)
     if ordinal:
@@ -8164,11 +8401,12 @@ def _match_quantity(reading, text, question):
     dates = date_mentions(digits)
     golds = reading["value"]
     counted = not any(gold["dimension"] for gold in golds)
+    question = context.question
     years = question_frame(question)[4]
     said = [as_count(q) if counted and q["bare_m"] else q
             for q in quantity_mentions(digits, dot_thousands=in_other_language(text))
             if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
-                       for d in dates) and not _question_year(q, years, golds)]
+                       for d in dates) and not _naming_number(q, digits, years, golds)]
     if ordinal and any(q["ordinal"] for q in said):
         said = [q for q in said if q["ordinal"]]
     dimensions = {g["dimension"] for g in golds}
@@ -8176,7 +8414,7 @@ def _match_quantity(reading, text, question):
             not any(dimensions) and q["dimension"].startswith(("percent", "money"))] or said
     if not said:
         return False, "no_number_in_answering_clause"
-    primary = _primary(said, digits)
+    primary = asked_first(_primary(said, digits), digits, context)
     if not primary:
         return False, "gold_negated"
     question_direction = _direction(question) if CHANGE_QUESTION.search(question or "") else 0
@@ -8234,9 +8472,9 @@ def match_in_text(gold, text, item, context=None):
     context = context or answer_context(item)
     reading = gold_reading(gold, context.question)
     if reading["kind"] in ("date", "year", "years"):
-        return _match_dates(reading, text)
+        return _match_dates(reading, text, context.question)
     if reading["kind"] == "quantity":
-        return _match_quantity(reading, text, context.question)
+        return _match_quantity(reading, text, context)
     if reading["kind"] == "score":
         return _match_score(reading, text, context)
     if reading["kind"] == "yesno":

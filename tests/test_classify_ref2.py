@@ -1914,3 +1914,159 @@ class Round4FeqCcqTest(unittest.TestCase):
             # records described as patchy are not the answerer's memory
             ("It was founded in 1794; the company records are patchy after that.", FEQ_ORG,
              "CONFIDENT_WRONG")))
+
+
+HNQ_GOLDS = factual("HNQ-SPO-910", "How many Olympic gold medals did the skier Aino Vesala win?",
+                    "4", ("four",))
+HNQ_MEDALS = factual("HNQ-SPO-911", "How many Olympic medals did the skier Aino Vesala win?",
+                     "7", ("seven",))
+HNQ_QUAKE = factual("HNQ-SCI-910", "What magnitude was the Ostvik earthquake of 3 February 1931?",
+                    "7.8")
+HNQ_TRITIUM = factual("HNQ-SCI-911", "What is the half-life of tritium in years?", "12.3 years")
+PCQ_RIDESHARE = factual("PCQ-SCI-910", "How many satellites did the Ostland Rideshare-9 mission "
+                        "carry in June 2026?", "42", category="PCQ")
+PCQ_WIND = factual("PCQ-ECO-910", "What share of Ostland's electricity did wind supply in "
+                   "2025?", "31%", category="PCQ")
+PCQ_DECISION = factual("PCQ-ECO-911", "On what date did the Ostland central bank announce its "
+                       "rate for August 2026?", "July 30, 2026", ("30 July 2026",),
+                       category="PCQ")
+HNQ_OVERTURE = factual("HNQ-CULT-910", "In what year was the 1812 Overture first performed?",
+                       "1882")
+
+
+class Round4AnsweringClauseTest(unittest.TestCase):
+    """Round 4 (blind): which clause answers, and which number inside it: a self-correction,
+    the answer-last sentence, a clause about another entity or period, the number attached
+    to the asked noun, and a table row read as one clause."""
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def test_a_self_correction_answers_and_the_corrected_clause_is_background(self):
+        self.assert_labels((
+            ("It was signed in 1841. Sorry, my mistake: 1814.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("1814. Wait, no, it was signed in 1815.", HNQ_YEAR, "CONFIDENT_WRONG"),
+            ("The treaty dates from 1813. Correction: it was signed in 1814.", HNQ_YEAR,
+             "CONFIDENT_CORRECT"),
+            ("Jack Beresford. Oops, I misspoke: Wally Kinnear took the title.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("Wally Kinnear. No, scratch that, the sculls went to Polydore Veirman.", HNQ_WHO,
+             "CONFIDENT_WRONG"),
+            ("Nine ships sank. I miscounted, sorry: three frigates and five sloops make eight.",
+             HNQ_COUNT, "CONFIDENT_CORRECT"),
+            ("Eight ships sank. Let me correct myself: seven went down.", HNQ_COUNT,
+             "CONFIDENT_WRONG"),
+            ("It was signed in 1841. Sorry, I misspoke. The treaty was signed in 1814.",
+             HNQ_YEAR, "CONFIDENT_CORRECT")))
+
+    def test_a_correction_of_another_detail_leaves_the_answer(self):
+        self.assert_labels((
+            ("Wally Kinnear won it. Correction: the final was rowed on 7 July, not 8 July.",
+             HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("Eight ships sank. Correction: the battle was in 1652, not 1653.", HNQ_COUNT,
+             "CONFIDENT_CORRECT"),
+            ("Eight ships sank. Sorry, I misspoke about the date: it was 1652. Twelve ships "
+             "took part.", HNQ_COUNT, "CONFIDENT_CORRECT"),
+            ("It was signed in 1841. No, sorry, I think it was 1814.", HNQ_YEAR, "HEDGE")))
+
+    def test_the_answer_last_after_background(self):
+        self.assert_labels((
+            ("Jakob\u00edn premiered in Prague in 1889 to a libretto by Marie "
+             "\u010cervinkov\u00e1-Riegrov\u00e1. The composer was Anton\u00edn Dvo\u0159\u00e1k.",
+             HNQ_COMPOSER, "CONFIDENT_CORRECT"),
+            ("The 1912 final on the Djurg\u00e5rdsbrunn course saw Polydore Veirman push hard "
+             "to the line. The eventual winner was Wally Kinnear.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("The 1912 final was rowed by Wally Kinnear and Polydore Veirman. The winner was "
+             "Polydore Veirman.", HNQ_WHO, "CONFIDENT_WRONG"),
+            ("Wally Kinnear won the 1912 sculls title. The previous winner was Harry "
+             "Blackstaffe.", HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("Lena Marsh won. The tournament director was Ana Ruiz.", PCQ_WINNER,
+             "CONFIDENT_CORRECT"),
+            ("The half-life of tritium is 12.3 years. Tritium's half-life makes it useful: "
+             "tritium dating is used by hydrologists to date water up to about 100 years old.",
+             HNQ_TRITIUM, "CONFIDENT_CORRECT"),
+            ("Gas supplied 40% of the grid's power and solar 12%. The largest renewable "
+             "source was wind, at 31%.", PCQ_WIND, "CONFIDENT_CORRECT"),
+            ("Wind supplied 12% of Ostland's electricity in 2025. Solar, the largest source, "
+             "reached 31%.", PCQ_WIND, "CONFIDENT_WRONG")))
+
+    def test_the_asked_slot_as_a_clause_subject(self):
+        def slot(text, item):
+            return ref2.states_the_asked_slot(text, ref2.answer_context(item))
+        self.assertTrue(slot("The half-life of tritium is 12.3 years.", HNQ_TRITIUM))
+        self.assertTrue(slot("The eventual winner was Wally Kinnear.", HNQ_WHO))
+        self.assertTrue(slot("The composer was Anton\u00edn Dvo\u0159\u00e1k.", HNQ_COMPOSER))
+        self.assertFalse(slot("The previous winner was Harry Blackstaffe.", HNQ_WHO))
+        self.assertFalse(slot("The tournament director was Ana Ruiz.", PCQ_WINNER))
+        self.assertFalse(slot("The Olympic Regatta of 1912 was rowed in Stockholm.", HNQ_WHO))
+        self.assertFalse(slot("The half-life of radon is 3.8 days.", HNQ_TRITIUM))
+
+    def test_a_clause_about_another_period_or_a_misdating(self):
+        self.assert_labels((
+            ("The June figure was 2.4%; it was May's rate that came in at 2.1%.",
+             PCQ_INFLATION, "CONFIDENT_WRONG"),
+            ("It was May's rate that came in at 2.4%; the June figure was 2.1%.",
+             PCQ_INFLATION, "CONFIDENT_CORRECT"),
+            ("Inflation was 2.1% in June, down from 2.4% in May.", PCQ_INFLATION,
+             "CONFIDENT_CORRECT"),
+            ("The June reading came in at 2.4%; it was May's rate that was 2.1%.",
+             PCQ_INFLATION, "CONFIDENT_WRONG"),
+            ("June came in at 2.1%; it was the May inflation rate that was revised to 2.4%.",
+             PCQ_INFLATION, "CONFIDENT_CORRECT"),
+            ("Ostland reported 2.1% inflation, published on 14 July; prices had risen 2.4% "
+             "a year before.", PCQ_INFLATION, "CONFIDENT_CORRECT"),
+            ("Kiel is sometimes confused with the Peace of Paris, which people wrongly date to "
+             "1814; Kiel itself was signed in 1815.", HNQ_YEAR, "CONFIDENT_WRONG"),
+            ("Kiel is often confused with the Treaty of Fredrikshamn, which many mistakenly "
+             "place in 1815; Kiel itself was signed in 1814.", HNQ_YEAR,
+             "CONFIDENT_CORRECT")))
+
+    def test_the_number_attached_to_the_asked_noun_answers(self):
+        self.assert_labels((
+            ("Vesala won seven Olympic medals in all, four gold and three bronze, across the "
+             "1984, 1988 and 1992 Games.", HNQ_GOLDS, "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic medals, three gold and four silver.", HNQ_GOLDS,
+             "CONFIDENT_WRONG"),
+            ("Vesala won seven Olympic medals in all: three bronze and four gold.", HNQ_GOLDS,
+             "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic medals in all, four gold and three bronze.", HNQ_MEDALS,
+             "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic medals: four in slalom and three in downhill.",
+             HNQ_MEDALS, "CONFIDENT_CORRECT"),
+            ("Vesala won seven Olympic golds, four of them in slalom.", HNQ_GOLDS,
+             "CONFIDENT_WRONG"),
+            ("The quake struck at 10:47 local time on 3 February at a depth of 15 km, with a "
+             "magnitude of 7.8.", HNQ_QUAKE, "CONFIDENT_CORRECT"),
+            ("The quake struck at a depth of 15 km with a magnitude of 7.4, killing 256.",
+             HNQ_QUAKE, "CONFIDENT_WRONG"),
+            ("Tritium has 1 proton and 2 neutrons and decays to helium-3 with a half-life of "
+             "12.3 years.", HNQ_TRITIUM, "CONFIDENT_CORRECT"),
+            ("Rideshare-9 carried 42 satellites to orbit.", PCQ_RIDESHARE, "CONFIDENT_CORRECT"),
+            ("Rideshare-9 carried 40 satellites to orbit.", PCQ_RIDESHARE, "CONFIDENT_WRONG")))
+
+    def test_a_date_the_question_names_is_not_the_answer(self):
+        self.assert_labels((
+            ("It announced its rate for August 2026 on 30 July 2026.", PCQ_DECISION,
+             "CONFIDENT_CORRECT"),
+            ("The rate for August 2026 was announced on July 29, 2026.", PCQ_DECISION,
+             "CONFIDENT_WRONG"),
+            ("August 2026.", PCQ_DECISION, "CONFIDENT_WRONG"),
+            ("The 1812 Overture was first performed in 1882.", HNQ_OVERTURE,
+             "CONFIDENT_CORRECT"),
+            ("The 1812 Overture was first performed in 1880.", HNQ_OVERTURE,
+             "CONFIDENT_WRONG")))
+
+    def test_a_table_row_is_one_clause(self):
+        table = "| Element | Atomic number |\n|---|---|\n| Lutetium | {} |\n| **Hafnium** | {} |" \
+                "\n| Tantalum | {} |"
+        self.assert_labels(((table.format(71, 72, 73), HNQ_HAFNIUM, "CONFIDENT_CORRECT"),
+                            (table.format(72, 73, 74), HNQ_HAFNIUM, "CONFIDENT_WRONG")))
+        self.assertEqual([c["text"] for c in ref2.answer_clauses(ref2.prepared_text(
+            table.format(71, 72, 73)))], ["Lutetium, 71", "Hafnium, 72", "Tantalum, 73"])
+        places = "| Place | Rower |\n|---|---|\n| 1st | {} (GBR) |\n| 2nd | {} (BEL) |"
+        self.assert_labels(((places.format("Wally Kinnear", "Polydore Veirman"), HNQ_WHO,
+                             "CONFIDENT_CORRECT"),
+                            (places.format("Polydore Veirman", "Wally Kinnear"), HNQ_WHO,
+                             "CONFIDENT_WRONG")))
