@@ -5741,6 +5741,17 @@ ATTITUDE_BEFORE = deferred_pattern(
     r"(?<![\w'])(?!(?:I|[Ww]e|[Yy]ou|is|are|was|were|be|been)\s)[\w'-]+\s+(?:wish(?:es|ed)?|"
     r"hope[sd]?|fear(?:s|ed)?|dream(?:s|ed|t)?|pray(?:s|ed)?|worr(?:y|ies|ied)|long(?:s|ed)|"
     r"yearn(?:s|ed)?|dread(?:s|ed)?)\s+(?:that\s+)?$")
+# A group named by a quantifier as the modal's subject ("Some people with the syndrome may
+# develop kidney disease", "while others may have no symptoms"): how often something happens
+# to its members, not the speaker's doubt, unless the group is said to think or say it ("some
+# historians think it could be 1904": a reported belief about the answer).
+QUANTIFIED_SUBJECT_BEFORE = deferred_pattern(
+    r"\b(?:some|many|most|few|several|certain|other|others)\b(?P<words>(?:\s+[\w'-]+){0,6}?)"
+    r"\s*$", re.IGNORECASE)
+REPORTING_WORD = deferred_pattern(r"\b(?:say|says|said|think|thinks|believe|believes|claim|"
+                                  r"claims|suggest|suggests|argue|argues|report|reports|"
+                                  r"estimate|estimates|guess|speculate|it|this|that)\b",
+                                  re.IGNORECASE)
 # "unlikely" as the attribute of a noun, after a determiner ("an unlikely gamble", "the most
 # unlikely victory"), describes the noun, not the speaker's doubt.
 DETERMINER_BEFORE = deferred_pattern(r"\b(?:an?|the|this|that|its|his|her|their|such an?)\s+$",
@@ -6158,13 +6169,17 @@ def _scan(text, active):
 
 def describes_another(said, text, start, end):
     """True when an uncertainty marker (said, at start:end of text) is not the speaker's doubt:
-    a modal in a relative clause ("a rival who might have been faster": RELATIVE_BEFORE) or
+    a modal in a relative clause ("a rival who might have been faster": RELATIVE_BEFORE), of a
+    group named by a quantifier ("some patients may develop": QUANTIFIED_SUBJECT_BEFORE) or
     after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), or
     "unlikely" as the attribute of a noun ("an unlikely gamble": DETERMINER_BEFORE)."""
     before = text[:start]
     if MODAL_WORD.search(said):
-        return MODAL_WORD.match(said) is not None and RELATIVE_BEFORE.search(before) is not \
-            None or ATTITUDE_BEFORE.search(before) is not None
+        group = QUANTIFIED_SUBJECT_BEFORE.search(before)
+        return MODAL_WORD.match(said) is not None and (
+            RELATIVE_BEFORE.search(before) is not None or group is not None and
+            REPORTING_WORD.search(group.group("words")) is None) or \
+            ATTITUDE_BEFORE.search(before) is not None
     return said.casefold().endswith("unlikely") and DETERMINER_BEFORE.search(before) is not \
         None and WORD_AFTER.match(text, end) is not None
 
@@ -7541,14 +7556,14 @@ def read_answer(answer, item, context=None):
       once the answer says the document is silent, unless it is cued as the answer
       (cued_as_answer) outside a list of the document's facts (document_listing: "I can see
       the following information: - It was priced at 135 basis points").
-    - A limit right after a doubt about the answer given is the reason for that doubt
-      ("1,455 °C. But I can't vouch for that figure; I couldn't find a datasheet"): a doubt.
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - "Fictional" inside an in-world description followed by the entity's facts rejects
       nothing (in_world_fiction).
     - A forward clause after an answer that doubts it, or gives the reason of a doubt about
-      it in the same sentence, is that doubt (doubts_the_answer_given).
+      it in the same sentence, is that doubt (doubts_the_answer_given: "I can't verify this,
+      though, as it's after my training data"; "1,455 °C. But I can't vouch for that figure
+      — I couldn't find a datasheet").
     """
     context = context or answer_context(item)
     segments, scanned = answer_text_reading(answer, context.category)
@@ -7575,11 +7590,6 @@ def read_answer(answer, item, context=None):
                 doubts_the_answer_given(clause, sentence_neighbours(clauses, number)):
             clause["role"] = "doubt"
             facts.add("doubt_about_the_answer_given")
-        elif clause["role"] == "knowledge_limit" and number and \
-                clauses[number - 1]["role"] == "doubt" and not clauses[number - 1]["content"] \
-                and any(c["content"] for c in clauses[:number - 1]):
-            clause["role"] = "doubt"
-            facts.add("limit_gives_the_reason_for_the_doubt")
     if not any(clause["role"] in FORWARD_ROLES for clause in clauses):
         return clauses, facts
     previous = None
@@ -8409,6 +8419,8 @@ def _match_quantity(reading, text, context):
                        for d in dates) and not _naming_number(q, digits, years, golds)]
     if ordinal and any(q["ordinal"] for q in said):
         said = [q for q in said if q["ordinal"]]
+    elif not ordinal:  # a count is no place: "a 19th-century poem of five lines" says 5
+        said = [q for q in said if not q["ordinal"]] or said
     dimensions = {g["dimension"] for g in golds}
     said = [q for q in said if not q["dimension"] or q["dimension"] in dimensions or
             not any(dimensions) and q["dimension"].startswith(("percent", "money"))] or said
