@@ -8648,6 +8648,95 @@ CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answ
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
 STRUCK = deferred_pattern(r"~~[^~\n]*~~")
 ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is about 85
+# A confidence's wording in German, French, Spanish, Italian and Portuguese, read in the English
+# words the reader knows (confidence_text): percent words, a denominator ("8 sobre 10"), a
+# range ("tra 80 e 90"), a correction ("nein, eher 50"). A reply holds one when it holds
+# CONFIDENCE_TRANSLATION_TEST.
+CONFIDENCE_TRANSLATIONS = tuple((deferred_pattern(pattern, re.IGNORECASE), english) for
+                                pattern, english in (
+    (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento)\b", "percent"),
+    (r"(?<=\d)\s+(?:sur|sobre|von|su|em)\s+(?=\d)", " out of "),
+    (r"\b(?:zwischen|entre|tra|fra)\s+(?=\d)", "between "),
+    (r"(?<=\d)(\s*%?)\s+(?:und|et|y|e)\s+(?=\d)", r"\1 and "),
+    (r"\b(?:eher|plutôt|piuttosto|mejor dicho|melhor dizendo)\b", "rather")))
+CONFIDENCE_TRANSLATION_TEST = deferred_pattern(
+    r"prozent|cent|ciento|cento|\d\s+(?:sur|sobre|von|su|em|und|et|y|e)\s+\d|zwischen|entre|"
+    r"\btra\b|\bfra\b|eher|plutôt|piuttosto|mejor dicho|melhor dizendo", re.IGNORECASE)
+# Number words of other languages, 0 to 100 ("achtzig", "soixante-quinze", "setenta y cinco",
+# "settantotto", "fünfundsiebzig"): a word is read as the sum of the parts it is made of,
+# joined or glued (other_number_value). Parts marked * count only inside a compound: alone
+# they are also common words ("un", "due", "otto", "once", "sept").
+OTHER_NUMBER_PARTS = {
+    "de": "null*:0 ein*:1 eins*:1 zwei:2 drei:3 vier:4 fünf:5 sechs:6 sieben:7 acht:8 neun:9 "
+          "zehn:10 elf*:11 zwölf:12 dreizehn:13 vierzehn:14 fünfzehn:15 sechzehn:16 "
+          "siebzehn:17 achtzehn:18 neunzehn:19 zwanzig:20 dreißig:30 vierzig:40 fünfzig:50 "
+          "sechzig:60 siebzig:70 achtzig:80 neunzig:90 hundert:100 einhundert:100 und*:0",
+    "fr": "zéro:0 un*:1 deux:2 trois:3 quatre:4 cinq:5 six:6 sept*:7 huit:8 neuf:9 dix:10 "
+          "onze:11 douze:12 treize:13 quatorze:14 quinze:15 seize*:16 vingt:20 trente:30 "
+          "quarante:40 cinquante:50 soixante:60 quatre-vingt:80 quatre-vingts:80 cent*:100 "
+          "et*:0",
+    "es": "cero:0 uno*:1 dos:2 tres:3 cuatro:4 cinco:5 seis:6 siete:7 ocho:8 nueve:9 diez:10 "
+          "once*:11 doce:12 trece:13 catorce:14 quince:15 veinte:20 veinti*:20 treinta:30 "
+          "cuarenta:40 cincuenta:50 sesenta:60 setenta:70 ochenta:80 noventa:90 cien:100 "
+          "y*:0",
+    "it": "zero:0 uno*:1 due*:2 tre*:3 quattro:4 cinque:5 sei*:6 sette:7 otto*:8 nove:9 "
+          "dieci:10 venti:20 vent*:20 trenta:30 trent*:30 quaranta:40 quarant*:40 "
+          "cinquanta:50 cinquant*:50 sessanta:60 sessant*:60 settanta:70 settant*:70 "
+          "ottanta:80 ottant*:80 novanta:90 novant*:90 cento*:100 e*:0",
+    "pt": "um*:1 dois:2 três:3 quatro:4 cinco:5 seis:6 sete:7 oito:8 nove:9 dez:10 vinte:20 "
+          "trinta:30 quarenta:40 cinquenta:50 sessenta:60 setenta:70 oitenta:80 noventa:90 "
+          "cem:100",
+}
+
+
+def _number_parts(table):
+    """{part: (value, may stand alone)} of every language of a table like OTHER_NUMBER_PARTS
+    (a part of two languages keeps the first one's value)."""
+    parts = {}
+    for line in table.values():
+        for entry in line.split():
+            word, value = entry.rsplit(":", 1)
+            parts.setdefault(word.rstrip("*").replace("-", ""), (int(value), "*" not in word))
+    return parts
+
+
+OTHER_NUMBER_PART_VALUES = _number_parts(OTHER_NUMBER_PARTS)
+OTHER_NUMBER_WORD = deferred_pattern(
+    r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)*(?:\s+(?:y|e|et|und)\s+[^\W\d_]+)?(?![^\W\d_])")
+
+
+def other_number_value(phrase):
+    """The value of a number word of another language (OTHER_NUMBER_PARTS): its parts, read
+    from the left, longest first, summed ("quatre-vingt-dix" 80 + 10, "fünfundsiebzig" 5 + 0 +
+    70); None when a part is unknown, the value is above 100, or the word is one part that
+    may not stand alone."""
+    text, parts, total = phrase.casefold().replace("-", "").replace(" ", ""), [], 0
+    while text:
+        part = next((text[:end] for end in range(len(text), 0, -1)
+                     if text[:end] in OTHER_NUMBER_PART_VALUES), None)
+        if part is None:
+            return None
+        parts.append(part)
+        total += OTHER_NUMBER_PART_VALUES[part][0]
+        text = text[len(part):]
+    if len(parts) == 1 and not OTHER_NUMBER_PART_VALUES[parts[0]][1] or total > 100:
+        return None
+    return total
+
+
+def other_number_words(reply):
+    """(start, end) of every number word of another language in a reply (other_number_value):
+    a word, or two joined by "y", "e", "et" or "und" when they read as one number."""
+    spans = []
+    for match in OTHER_NUMBER_WORD.finditer(reply):
+        word = match.group(0)
+        if other_number_value(word) is not None:
+            spans.append((match.start(), match.end()))
+            continue
+        first = re.match(r"[^\W\d_]+(?:-[^\W\d_]+)*", word).group(0)
+        if first != word and other_number_value(first) is not None:
+            spans.append((match.start(), match.start() + len(first)))
+    return spans
 # A confidence's label in other languages (confidence, probability, certainty), by language;
 # a word with accents is also read without them ("probabilite", "pewnosc").
 CONFIDENCE_LABEL_WORDS = {
@@ -8694,7 +8783,8 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
                         r"(?:that|it) to|call it|no(?=,)|no wait|wait(?=[,.!\s])|sorry(?=,)|oops|"
                         r"let me (?:revise|correct|adjust|rethink)|"
-                        r"lower(?:ing)? (?:that|it) to|rais(?:e|ing) (?:that|it) to|instead|"
+                        r"lower(?:ing)? (?:that |it )?to|rais(?:e|ing) (?:that |it )?to|instead|"
+                        r"edit(?=\s*:)|"
                         r"on (?:further )?reflection|upon reflection|thinking (?:about it )?"
                         r"(?:again|more)|having thought|after (?:some )?thought|let's (?:say|go "
                         r"with|call it)|let us say|in the end)\b"
@@ -8727,6 +8817,8 @@ percent per cent pct out confidence confident sure certain certainty chance chan
 likelihood probability likely because since as given based that i i'm im my is on for in which
 and but or with to so this it here overall though however now at about there's considering
 due if am was though range region ballpark mark area zone level from me tops max maximum
+de sicher sûr sûre seguro segura sicuro sicura certo certa certeza certitude confiance
+confianza fiducia confiança oder ou o oppure
 """.split())
 # what may follow a value in languages written without spaces: a copula or a percent word
 CJK_VALUE_WORDS = frozenset("です だ である パーセント パーセントです 입니다 이다 퍼센트 퍼센트입니다 "
@@ -8814,6 +8906,13 @@ WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
 LABEL_PHRASE = deferred_pattern(r"[^\n.;{},!?]*$")
 LABEL_TALK = deferred_pattern(r"(?<![a-z0-9])(?:confiden\w*?|certaint[a-z]*|probabilit[a-z]*|"
                               r"likelihood|chance|odds)(?![a-z0-9])", re.IGNORECASE)
+# the start of a sentence: a capital there is no sign of a name ("Etwa 90 Prozent")
+SENTENCE_START_BEFORE = deferred_pattern(r"(?:^|[.!?;\n])[\s*_#>'(-]*$")
+# a summary label ("TL;DR: 70", "TLDR 20") is read as a label of the value
+SUMMARY_LABEL = deferred_pattern(r"\btl;?\s?dr\b\s*:?", re.IGNORECASE)
+# a number given as an example ("(for example 0.85)", "e.g. 70") is the prompt's, not a value
+EXAMPLE_BEFORE = deferred_pattern(r"\b(?:for example|for instance|e\.g\.|eg)\s*$",
+                                  re.IGNORECASE)
 LABEL_COLON_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\s*:\s*$", re.IGNORECASE)
 BETWEEN_BEFORE = deferred_pattern(r"\bbetween\s*$", re.IGNORECASE)
 RANGE_OPENER_BEFORE = deferred_pattern(r"\b(?:between|from)\s*$", re.IGNORECASE)
@@ -8839,6 +8938,11 @@ def confidence_text(text):
     reply = without_emphasis(reply)
     if "ish" in reply:
         reply = ISH_SUFFIX.sub("", reply)
+    if "dr" in reply or "DR" in reply:
+        reply = SUMMARY_LABEL.sub("Confidence:", reply)
+    if CONFIDENCE_TRANSLATION_TEST.search(reply):
+        for pattern, english in CONFIDENCE_TRANSLATIONS:
+            reply = pattern.sub(english, reply)
     return reply.replace('"', " ").replace("\u2013", "-").strip()
 
 
@@ -8846,6 +8950,10 @@ def _mention(reply, start, end, kind="number"):
     token = reply[start:end]
     if kind == "words":
         value = number_words_value(token)
+        if value is None and not token.isascii() or value is None and \
+                other_number_value(token) is not None:
+            other = other_number_value(token)
+            return (decimal.Decimal(other), False) if other is not None else (None, False)
         return (decimal.Decimal(value[0]), value[1]) if value else (None, False)
     if kind == "fraction":
         match = SPOKEN_FRACTION.match(token)
@@ -8882,6 +8990,9 @@ def _number_spans(reply):
     for match in NUMBER_WORDS.finditer(reply) if may_hold_number_words(reply) else ():
         if not any(s < match.end() and match.start() < e for s, e, _ in spans):
             spans.append((match.start(), match.end(), "words"))
+    for start, end in other_number_words(reply):
+        if not any(s < end and start < e for s, e, _ in spans):
+            spans.append((start, end, "words"))
     return sorted(spans)
 
 
@@ -8902,6 +9013,14 @@ def _denominator(after):
         else None
 
 
+def _label_names_the_value(phrase):
+    """True when a label phrase before a colon talks of confidence (LABEL_TALK: "Probability
+    that my answer is correct:") or restates the request with its words (PROMPT_WORDS:
+    "Reporting one integer from 0 to 100 as requested:")."""
+    return LABEL_TALK.search(phrase) is not None or any(
+        word in PROMPT_WORDS for word in folded_words(phrase))
+
+
 def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     """The kind of one mention (see confidence_mentions)."""
     start, end = mention["start"], mention["end"]
@@ -8916,6 +9035,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "scale"
     if NEGATED_VALUE.search(before) and not CHOICE_BETWEEN.search(before):
         return "negated"
+    if EXAMPLE_BEFORE.search(before):
+        return "scale"
     if mention["kind"] == "words":
         if mention["ordinal"]:
             return "other"
@@ -8944,13 +9065,14 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     if OF_AFTER.match(after) and not OF_CONFIDENCE_AFTER.match(after):
         return "other"
     if previous_word[:1].isupper() and WORD_SPACE_BEFORE.search(before) and \
+            not SENTENCE_START_BEFORE.search(before, 0, previous.start(1)) and \
             previous_word.casefold() not in STOPWORDS and \
             previous_word.casefold() not in CONFIDENCE_LEAD and not \
             LABEL_BEFORE.search(before) and not ASSIGNMENT_BEFORE.search(before):
         return "other"
     label = WORD_COLON_BEFORE.search(before)
     if label and not LABEL_COLON_BEFORE.search(before) and \
-            not LABEL_TALK.search(LABEL_PHRASE.search(before[:label.end()]).group(0)) and \
+            not _label_names_the_value(LABEL_PHRASE.search(before[:label.end()]).group(0)) and \
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
                 "answer", "value", "verdict", "result", "reply"} and \
             not CORRECTION.search(before[-30:]):

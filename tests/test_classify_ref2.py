@@ -2102,3 +2102,51 @@ class RealSmolRound4Test(unittest.TestCase):
         self.assertEqual(label("A 12th-century form with three stanzas.", HNQ_STANZAS),
                          "CONFIDENT_CORRECT")
         self.assertEqual(label("The place: 3rd.", HNQ_ORDINAL), "CONFIDENT_CORRECT")
+
+
+class Round5ConfidenceTest(unittest.TestCase):
+    """Round 5 (blind): confidence replies in German, French, Spanish, Italian and Portuguese,
+    a TL;DR label, the request restated as a label, an example value, an edit."""
+
+    def read(self, reply, scale="percent", answer="Lake Orvesk"):
+        result = ref2.parse_confidence_v2(reply, scale, answer)
+        return result["value"], result["reason"]
+
+    def test_percent_words_denominators_ranges_and_corrections(self):
+        self.assertEqual(self.read("Ungefähr 65 Prozent."), (0.65, None))
+        self.assertEqual(self.read("Je dirais 55 pour cent."), (0.55, None))
+        self.assertEqual(self.read("Un 45 por ciento, más o menos."), (0.45, None))
+        self.assertEqual(self.read("Sono sicuro al 70 per cento."), (0.7, None))
+        self.assertEqual(self.read("Minha confiança é de 6 sobre 10."), (0.6, None))
+        self.assertEqual(self.read("Je dirais 7 sur 10."), (0.7, None))
+        self.assertEqual(self.read("Zwischen 60 und 70."), (0.65, None))
+        self.assertEqual(self.read("Entre 40 y 50 %."), (0.45, None))
+        self.assertEqual(self.read("Je dis 80... non, plutôt 60."), (0.6, None))
+        self.assertEqual(self.read("Ich bin zu 85 % sicher."), (0.85, None))
+        self.assertEqual(self.read("Tengo un 90% de seguridad."), (0.9, None))
+        self.assertEqual(self.read("Vielleicht 30 oder 60."), (None, "competing_values"))
+
+    def test_number_words_of_other_languages(self):
+        for reply, value in (("Siebzig Prozent.", 0.7), ("Fünfundachtzig.", 0.85),
+                             ("Quatre-vingt-dix.", 0.9), ("Soixante-dix pour cent.", 0.7),
+                             ("Setenta y cinco.", 0.75), ("Sessantotto.", 0.68),
+                             ("Oitenta por cento.", 0.8), ("Cincuenta.", 0.5)):
+            self.assertEqual(self.read(reply), (value, None), reply)
+        for reply in ("null", "Otto.", "Un.", "Once."):  # words before they are numbers
+            self.assertEqual(self.read(reply), (None, "no_value"), reply)
+
+    def test_a_sentence_initial_capital_is_no_name(self):
+        self.assertEqual(self.read("Etwa 75."), (0.75, None))
+        self.assertEqual(self.read("Environ 35."), (0.35, None))
+        self.assertEqual(self.read("The Orvesk 12 is a ferry."), (None, "answer_repeated"))
+
+    def test_summary_label_request_label_example_and_edit(self):
+        self.assertEqual(self.read("Long story short, the lake is well mapped.\nTL;DR: 80"),
+                         (0.8, None))
+        self.assertEqual(self.read("TLDR 40 (a guess)."), (0.4, None))
+        self.assertEqual(self.read("One integer from 0 to 100 as asked: 35"), (0.35, None))
+        self.assertEqual(self.read("{\"confidence\": 80, \"year\": 1999}"), (0.8, None))
+        self.assertEqual(self.read("A value between 0 and 1 (e.g. 0.85): 0.3", "probability"),
+                         (0.3, None))
+        self.assertEqual(self.read("confidence: 60  # edit: lowering to 45"), (0.45, None))
+        self.assertEqual(self.read("like 25%"), (0.25, None))  # "like" is about, no example

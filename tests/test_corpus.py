@@ -1,9 +1,10 @@
 """The development corpus: realistic answers and confidence replies with careful labels.
 
-tests/corpus holds 1,778 answers (201 phrasing families, all four categories, 238 fixture
-items in the EHQ-3000 schema) and 896 confidence replies (91 families), each with its label or
-value and a one-line rationale. Rounds 2 and 3 (answers_round2/3.json, confidence_round2/3.json)
-were written blind, by sessions that never saw the classifier, and first read as held-out sets;
+tests/corpus holds 2,363 answers (280 phrasing families, all four categories, 353 fixture
+items in the EHQ-3000 schema) and 1,129 confidence replies (115 families), each with its label
+or value and a one-line rationale. Rounds 2 to 4 (answers_round2/3/4.json,
+confidence_round2/3/4.json) were written blind, by sessions that never saw the classifier, and
+first read as held-out sets;
 their misses then shaped ehq_ref-2. Agreement is reported per family and per category for every
 classifier (set EHQ_REF_CORPUS_REPORT=1 to print it); ehq_ref-2 must agree on >= 98% of the
 labels and >= 99% of the confidence values, and the frozen classifiers must give exactly the
