@@ -4809,14 +4809,16 @@ MIN_QUOTE_WORDS = 6
 
 
 def _sentence_end_is_abbreviation(text, position):
-    """True when the '.' before position ends an abbreviation or an initial (J. R. Smith)."""
+    """True when the '.' before position ends an abbreviation, an initial (J. R. Smith) or a
+    day written as an ordinal before its month ("am 7. Juni 1494": DAY_BEFORE_MONTH)."""
     head = text[:position].rstrip("\"')] ")
     if not head.endswith("."):
         return False
     word = head[:-1].rsplit(None, 1)[-1] if head[:-1].strip() else ""
     word = word.lstrip("(\"'[")
     token = word.casefold()
-    return token in ABBREVIATIONS or (len(token) == 1 and token.isalpha() and word.isupper())
+    return token in ABBREVIATIONS or (len(token) == 1 and token.isalpha() and word.isupper()) \
+        or token.isdigit() and DAY_BEFORE_MONTH.match(text, position) is not None
 
 
 def clause_boundaries(text):
@@ -4988,7 +4990,12 @@ _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:th
 # state", "I'm not sure", "I think"); CLAUSE_ROLES takes them in after its own.
 OTHER_LANGUAGES = (
     ("de", "und nicht ist sind wurde wurden zum zur für auf bei nach über ich eine einen dem "
-           "sich etwa rund kamen waren", {
+           "sich etwa rund kamen waren beträgt liegt lag vom im", {
+        "premise_rejection": (
+            r"\b(?:namens|mit dem (?:titel|namen)|titels?)\b[^.;]{0,80}?\b(?:gibt es (?:gar |"
+            r"überhaupt )?nicht|existiert (?:gar |überhaupt )?nicht|hat es nie gegeben)\b",
+            r"\bes gibt (?:kein|keine|keinen) (?:[\w-]+ ){0,6}?(?:namens|"
+            r"mit dem (?:titel|namen))\b"),
         "document_silence": (
             r"\b(?:das |der |die )?(?:dokument|text|bericht|artikel|mitteilung|quelle)\w* "
             r"(?:nennt|erwähnt|gibt|sagt|enthält|zeigt|beziffert|verrät)\b(?: [\w-]+){0,6}? "
@@ -4997,28 +5004,54 @@ OTHER_LANGUAGES = (
             r"\b(?:geschwärzt|unkenntlich gemacht|zensiert)\b"),
         "knowledge_limit": (
             r"\bich wei(?:ß|ss) (?:es |das )?nicht\b",
-            r"\bich habe keine (?:informationen|angaben|daten|ahnung|kenntnis)\b",
+            r"\bich habe (?:leider |dazu |hierzu )*keine (?:informationen|angaben|daten|ahnung|"
+            r"kenntnis)\b",
+            r"\b(?:ist|sind) mir (?:leider )?(?:nichts|keine?n?) (?:[\w-]+ )?bekannt\b",
+            r"\bau(?:ß|ss)erhalb meines wissens\w*\b",
+            r"\b(?:mein wissensstand|meine (?:daten|trainingsdaten|kenntnisse)) (?:reicht|reichen)"
+            r" (?:nur )?bis\b",
+            r"\bkann ich (?:\w+ )?nicht (?:sagen|beantworten)\b",
             r"\bkeine ahnung\b", r"\bich kann (?:es |das )?nicht (?:sagen|beantworten)\b",
             r"\bmir (?:liegen|sind) keine (?:informationen|angaben|daten)\b"),
-        "doubt": (r"\b(?:ich bin )?(?:mir )?nicht (?:ganz |völlig )?sicher\b",),
+        "doubt": (r"\b(?:ich bin )?(?:mir )?nicht (?:ganz |völlig )?sicher\b",
+                  r"\bsicher bin ich (?:mir )?(?:aber |jedoch |leider )?nicht\b"),
         "uncertainty": (r"\bich (?:glaube|denke|vermute|schätze)\b",
+                        r"\b(?:soweit|soviel) ich wei(?:ß|ss)\b",
+                        r"\bwenn ich mich (?:recht |richtig )?(?:erinnere|nicht irre)\b",
                         r"\b(?:vielleicht|wahrscheinlich|vermutlich|möglicherweise)\b"),
+        "months": ("januar jänner", "februar", "märz", "april", "mai", "juni", "juli",
+                   "august", "september", "oktober", "november", "dezember"),
     }),
     ("fr", "sont je nous pas dans pour une avec mais était ont qui cette environ été", {
+        "premise_rejection": (
+            r"\bil n'(?:existe|y a(?: jamais eu)?) (?:aucune? |pas d(?:e |'))(?:[\w'-]+ ){0,6}?"
+            r"(?:intitulée?|nommée?|appelée?|du nom de)\b",
+            r"\bn'existe pas\b", r"\bn'a jamais existé\b"),
         "document_silence": (
-            r"\bne (?:précise|mentionne|donne|indique|dit|fournit|révèle|contient) pas\b",
+            r"\bne (?:l[ea] |les |l')?(?:précise|mentionne|donne|indique|dit|fournit|révèle|"
+            r"contient) pas\b",
             r"\b(?:n'est|ne sont) pas (?:précisée?s?|mentionnée?s?|indiquée?s?|donnée?s?)",
             r"\b(?:caviardée?s?|masquée?s?|censurée?s?|expurgée?s?)\b"),
         "knowledge_limit": (
             r"\bje ne (?:le )?sais pas\b",
             r"\bje n'ai (?:aucune |pas d')(?:information|idée|donnée|renseignement)s?\b",
-            r"\baucune idée\b", r"\bje ne (?:peux|saurais) pas (?:le )?(?:dire|répondre)\b"),
+            r"\baucune idée\b", r"\bje ne connais pas\b",
+            r"\bje ne (?:peux|saurais) (?:donc |malheureusement )?pas (?:vous )?(?:le |l')?"
+            r"(?:dire|répondre|donner|indiquer|préciser)\b",
+            r"\bmes (?:données|connaissances|informations) s'arrêtent\b",
+            r"\bje n'y trouve (?:aucune?|rien)\b"),
         "doubt": (r"\b(?:je ne suis )?pas (?:tout à fait |très |vraiment )?(?:sûre?|"
-                  r"certaine?)\b",),
+                  r"certaine?)\b", r"\bsans (?:certitude|garantie|(?:en )?être sûre?)\b"),
         "uncertainty": (r"\bje (?:crois|pense|suppose)\b", r"\b(?:peut-être|probablement)\b",
-                        r"\bil me semble\b"),
+                        r"\bil me semble\b", r"\bje dirais\b", r"\bà ma connaissance\b",
+                        r"\bsi (?:je ne me trompe pas|je me souviens bien|ma mémoire est bonne)\b"),
+        "months": ("janvier", "février", None, "avril", "mai", "juin", "juillet", "août",
+                   "septembre", "octobre", "novembre", "décembre"),  # "mars" is also Mars
     }),
     ("es", "que una para pero fue está tiene muy unos hubo alrededor aproximadamente", {
+        "premise_rejection": (
+            r"\bno (?:existe|hay|ha existido|existió) (?:ningun[oa]?|ningún|tal)\b",
+            r"\bno (?:existe|ha existido|existió)\b"),
         "document_silence": (
             r"\bno (?:menciona|indica|especifica|proporciona|incluye|revela|precisa)\b",
             r"\bno se (?:menciona|indica|especifica|dice|precisa)\b",
@@ -5028,10 +5061,17 @@ OTHER_LANGUAGES = (
             r"\bno lo sé\b", r"\bno sé\b",
             r"\bno tengo (?:ninguna |suficiente )?(?:información|informacion|datos|idea|"
             r"constancia|registros?)\b",
-            r"\bni idea\b", r"\bno puedo (?:decir|responder|saber)(?:lo)?\b"),
-        "doubt": (r"\bno estoy (?:del todo |muy )?(?:segur|ciert)[oa]\b",),
+            r"\bni idea\b", r"\bno puedo (?:decir|responder|saber)(?:lo)?\b",
+            r"\bno (?:lo |la )?conozco\b",
+            r"\bmis (?:datos|conocimientos) (?:llegan|alcanzan) (?:solo |sólo )?hasta\b",
+            r"\bfuera de mi (?:conocimiento|alcance)\b"),
+        "doubt": (r"\bno estoy (?:del todo |muy )?(?:segur|ciert)[oa]\b",
+                  r"\bsin (?:certeza|seguridad|estar (?:del todo )?segur[oa])\b"),
         "uncertainty": (r"\b(?:creo|pienso|supongo)\b", r"\b(?:quizás?|probablemente|"
-                        r"posiblemente|tal vez)\b", r"\bme parece\b"),
+                        r"posiblemente|tal vez)\b", r"\bme parece\b", r"\bdiría\b",
+                        r"\bsi (?:no me equivoco|mal no recuerdo|no recuerdo mal|recuerdo bien)\b"),
+        "months": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+                   "septiembre setiembre", "octubre", "noviembre", "diciembre"),
     }),
     ("it", "che sono della gli è non una erano furono alla nel", {
         "document_silence": (
@@ -5074,6 +5114,14 @@ def in_other_language(text):
 def other_language_markers(role):
     """The patterns of one role in every language of OTHER_LANGUAGES, in the table's order."""
     return tuple(pattern for _, _, roles in OTHER_LANGUAGES for pattern in roles.get(role, ()))
+
+
+def other_language_months():
+    """{month name: number} of every language of OTHER_LANGUAGES ("juni": 6); a slot of
+    None has no name that is not also an English word."""
+    return {name: number for _, _, roles in OTHER_LANGUAGES
+            for number, names in enumerate(roles.get("months", ()), 1) if names
+            for name in names.split()}
 
 
 # Roles in priority order: when a clause holds markers of several roles, the first wins.
@@ -5138,7 +5186,7 @@ CLAUSE_ROLES = (
         r"\bthere (?:(?:is|was|are|were|has|have|had)(?: been)? never|never (?:was|were|has "
         r"been|have been|existed))(?: been)? (?:(?:an?|any) (?:[\w'-]+ ){0,6}?" + _NAMED
         + r"|(?:any )?such)\b",
-    )),
+    ) + other_language_markers("premise_rejection")),
     ("document_silence", (
         r"\b(?:does|did|do)(?: not|n't|nt) (?:explicitly |directly |actually |clearly |"
         r"specifically |really |say or |anywhere |itself )?" + _SAY + r"\b",
@@ -6610,16 +6658,19 @@ MONTH_NUMBERS = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
     "august": 8, "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1,
     "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
-    "nov": 11, "dec": 12,
+    "nov": 11, "dec": 12, **other_language_months(),
 }
 SEASON_MONTHS = {"spring": "spring", "summer": "summer", "autumn": "autumn", "fall": "autumn",
                  "winter": "winter"}
 _MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
+# A day number with its month after the stop (segmentation: "am 7. Juni" is one date).
+DAY_BEFORE_MONTH = deferred_pattern(rf"\s*(?:{_MONTH})\b", re.IGNORECASE)
 _ORD_SUFFIX = r"(?:st|nd|rd|th)?"
 DATE_MENTION = deferred_pattern(
     rf"\b(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})\b"
     rf"|\b(?P<na>\d{{1,2}})[/.](?P<nb>\d{{1,2}})[/.](?P<ny>\d{{4}})\b"
-    rf"|\b(?P<dd>\d{{1,2}}){_ORD_SUFFIX}(?:\s+of)?\s+(?P<dm>{_MONTH})\b\.?(?:,?\s+(?P<dy>\d{{4}}))?"
+    rf"|\b(?P<dd>\d{{1,2}})(?:{_ORD_SUFFIX}|\.)(?:\s+(?:of|de))?\s+(?P<dm>{_MONTH})\b\.?"
+    rf"(?:,?\s+(?:de\s+)?(?P<dy>\d{{4}}))?"
     rf"|\b(?P<mm>{_MONTH})\b\.?\s+(?:the\s+)?(?P<md>\d{{1,2}}){_ORD_SUFFIX}\b(?!\s*(?:%|percent|"
     rf"[.,]\d))(?:,?\s+(?P<my>\d{{4}})\b)?"
     rf"|\b(?P<ym>{_MONTH})\b\.?(?:\s+of)?,?\s+(?P<yy>\d{{4}})\b"

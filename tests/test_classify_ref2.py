@@ -2150,3 +2150,43 @@ class Round5ConfidenceTest(unittest.TestCase):
                          (0.3, None))
         self.assertEqual(self.read("confidence: 60  # edit: lowering to 45"), (0.45, None))
         self.assertEqual(self.read("like 25%"), (0.25, None))  # "like" is about, no example
+
+
+class Round5LanguageTest(unittest.TestCase):
+    """Round 5 (blind): answers in German, French and Spanish: premise rejections, knowledge
+    limits and cutoffs, hedges and doubts (OTHER_LANGUAGES), and dates with other months."""
+
+    def test_premise_rejection_in_other_languages(self):
+        for answer in ("Einen Dirigenten namens Helmar Quistberg gibt es nicht.",
+                       "Es gibt keinen Dirigenten mit dem Namen Helmar Quistberg.",
+                       "Il n'existe aucun chef d'orchestre nommé Helmar Quistberg.",
+                       "No existe ningún director llamado Helmar Quistberg."):
+            self.assertEqual(label(answer, FEQ_PER), "ABSTAIN", answer)
+        # a plain statement with "gibt es" and no name is still an answer
+        self.assertEqual(label("Er leitete das Orchester in Bergen, das gibt es heute noch.",
+                               FEQ_PER), "CONFIDENT_WRONG")
+
+    def test_knowledge_limits_and_cutoffs_in_other_languages(self):
+        for answer in ("Meine Daten reichen nur bis 2023; dazu habe ich leider keine Angaben.",
+                       "Je ne connais pas ce chef d'orchestre.",
+                       "Mes connaissances s'arrêtent en 2023, je ne peux donc pas le dire.",
+                       "No conozco a ese director; mis datos llegan hasta 2023."):
+            self.assertEqual(label(answer, FEQ_PER), "ABSTAIN", answer)
+
+    def test_hedges_and_doubts_in_other_languages(self):
+        for answer in ("Soweit ich weiß, war es Antonín Dvořák.",
+                       "Antonín Dvořák, sicher bin ich mir aber nicht.",
+                       "Je dirais Antonín Dvořák, mais sans certitude.",
+                       "Si je ne me trompe pas, c'est Antonín Dvořák.",
+                       "Si mal no recuerdo, fue Antonín Dvořák."):
+            self.assertEqual(label(answer, HNQ_COMPOSER), "HEDGE", answer)
+        self.assertEqual(label("Die Oper stammt von Antonín Dvořák.", HNQ_COMPOSER),
+                         "CONFIDENT_CORRECT")
+
+    def test_dates_with_months_of_other_languages(self):
+        for answer in ("Der Streik begann am 19. Juni 1911.",
+                       "La grève a commencé le 19 juin 1911.",
+                       "La huelga empezó el 19 de junio de 1911."):
+            self.assertEqual(label(answer, HNQ_DATE), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("Der Streik begann am 19. Juli 1911.", HNQ_DATE),
+                         "CONFIDENT_WRONG")
