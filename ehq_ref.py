@@ -4978,6 +4978,11 @@ _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|fil
           r"bank|cooperative|politician|footballer|player|athlete|ship|building|institution|"
           r"university|prize|award|party|law|act|treaty|event)")
 _STATED_CONFIDENCE = r"(?:confidence|certainty)(?: level)?"
+# How sure a speaker is below full certainty ("fairly sure"), and how sure in full ("can't be
+# entirely sure": the doubt is its negation).
+_FAIRLY = (r"(?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|almost|"
+           r"nearly)")
+_WHOLLY = r"(?:completely|fully|entirely|totally|absolutely|quite|100%)"
 _LOW_CONFIDENCE = r"(?:low|medium|moderate|limited)"
 _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:that|this|the) "
           r"name|of (?:that|this|the) name|under (?:that|this|the) name|attributed to|"
@@ -5390,14 +5395,17 @@ CLAUSE_ROLES = (
         r"\b(?:i(?:'m| am) )?not (?:completely |entirely |totally |100% |100 percent |quite |"
         r"absolutely |fully |too |very |that |really |particularly |overly |one hundred percent "
         r"|entirely, |completely, |totally, |quite, |100%, )?(?:sure|certain|positive|confident)\b",
-        r"\bi(?:'m| am) (?:honestly |really |just )?(?:uncertain|unsure|not 100%)\b",
+        r"\bi(?:'m| am) (?:honestly |really |just )?(?:uncertain\b|unsure\b|not 100%)",
         r"\bunsure\b",
         r"\b(?:it|this|that|which) (?:is|remains|was) (?:still |somewhat )?(?:unclear|"
         r"uncertain)\b",
         r"\b(?:unclear|uncertain) (?:whether|if|which|who|what|when|how|to me)\b",
         r"^\W*(?:unclear|uncertain)\W*$",
         r"\bi " + _CANT + r" (?:(?:independently|fully|reliably) )?(?:verify|confirm|"
-        r"double-check|check|be (?:sure|certain|completely sure))\b",
+        r"double-check|check|be (?:" + _WHOLLY + r" )?(?:sure|certain))\b",
+        # round 5: "I can't pin it down more precisely", "I can't narrow down the year"
+        r"\bi " + _CANT + r" (?:quite |really |exactly )?(?:pin|narrow) (?:(?:it|this|that) |"
+        r"the [\w -]{1,30}?)?down\b",
         r"\b(?:i(?:'m| am) )?(?:unable|not able) to (?:verify|confirm|double-check|be (?:sure|"
         r"certain))\b",
         r"\bi (?:have|had) no (?:\w+ )?way (?:of |for me )?to (?:verify|confirm|check)\b",
@@ -5419,8 +5427,9 @@ CLAUSE_ROLES = (
         r"thin|dim|weak|poor)\b",
     ) + other_language_markers("doubt")),
     ("uncertainty", (
-        r"\bi(?:'m| am) (?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|"
-        r"almost|nearly) (?:sure|certain|confident|positive)\b",
+        r"\bi(?:'m| am) " + _FAIRLY + r" (?:sure|certain|confident|positive)\b",
+        # round 5: the same without its subject at a clause's start ("X - fairly sure")
+        r"^\W*" + _FAIRLY + r" (?:sure|certain|confident|positive)\b",
         r"\b(?:perhaps|possibly|probably|presumably|maybe|conceivably|plausibly|supposedly|"
         r"allegedly|reportedly|apparently|seemingly|tentatively|purportedly|ostensibly|"
         r"unofficially|provisionally)\b(?! you(?:'re| are)? (?:thinking|referring|mean|meant|"
@@ -5498,7 +5507,7 @@ CLAUSE_ROLES = (
         r"\b(?<!\bsome )(?<!\bother )(?<!\bmany )(?<!\bolder )(?:(?:early|initial|preliminary|"
         r"first|media|press|news) )?reports (?:suggest|indicate|say|put|point to)\b",
         r"\baccording to (?:(?:early|initial|preliminary|first|media|press|news) )?reports\b",
-        r"\bnot (?:100%|100 percent|one hundred percent)\b",
+        r"\bnot (?:100%|100 percent\b|one hundred percent\b)",
         r"\b(?:low|moderate|limited|some|medium) (?:confidence|certainty)\b",
         r"\b" + _STATED_CONFIDENCE + r"(?: is| was)? " + _LOW_CONFIDENCE + r"\b",
         r"^\W*(?:(?:it's|it is|that's|this is|honestly|roughly|basically|pretty much|really)"
@@ -5622,6 +5631,14 @@ BARE_LOW_CONFIDENCE = deferred_pattern(r"^\W*" + _STATED_CONFIDENCE + r"\s*:\s*"
 # One test a clause must pass before the bare forms above are tried one by one.
 BARE_CLAUSE = deferred_pattern("|".join(f"(?:{bare.pattern})" for bare in (
     BARE_REFUSAL, BARE_LIMIT, BARE_NONE, BARE_SILENCE, BARE_LOW_CONFIDENCE)), re.IGNORECASE)
+# round 5: a bare "(?)" after a value doubts it ("Abandoned in 1851 (?)"); a question that
+# offers a candidate and asks nothing else ("75?", "Wasn't it Frictional Games?") is a
+# tentative answer (in English), unlike a question that opens with a question word or
+# addresses or offers something to the asker ("Want a list of his films?").
+ASKED_ASIDE = deferred_pattern(r"^\W*\?+\W*$")
+ASKING_OPENER = deferred_pattern(
+    r"^\W*(?:who|whom|whose|what|which|when|where|why|how|(?:do|did|are|were|can|could|would|"
+    r"will|have) you|(?:shall|should|may|can) i|want|need|like|anything)\b", re.IGNORECASE)
 BARE_NONE_QUANTITY = deferred_pattern(r"^\W*(?:none|nothing|zero)\W*$", re.IGNORECASE)
 YESNO_WORD = deferred_pattern(r"\b(?:yes|no|not|never|did|was|were|is|are|does|had|has)\b|n't\b",
                         re.IGNORECASE)
@@ -5800,10 +5817,12 @@ REPORTING_WORD = deferred_pattern(r"\b(?:say|says|said|think|thinks|believe|beli
                                   r"claims|suggest|suggests|argue|argues|report|reports|"
                                   r"estimate|estimates|guess|speculate|it|this|that)\b",
                                   re.IGNORECASE)
-# "unlikely" as the attribute of a noun, after a determiner ("an unlikely gamble", "the most
-# unlikely victory"), describes the noun, not the speaker's doubt.
-DETERMINER_BEFORE = deferred_pattern(r"\b(?:an?|the|this|that|its|his|her|their|such an?)\s+$",
-                                     re.IGNORECASE)
+# "unlikely" as the attribute of a noun, after a determiner or a possessive ("an unlikely
+# gamble", "the most unlikely victory", "the principality's unlikely survival"), describes the
+# noun, not the speaker's doubt ("it's" and "that's" are no possessives).
+DETERMINER_BEFORE = deferred_pattern(
+    r"\b(?:an?|the|this|that|its|his|her|their|our|your|my|such an?|(?!(?:it|that|he|she|"
+    r"there|what|who|here|where|this|let|one)'s\b)[\w-]+'s|[\w-]+s')\s+$", re.IGNORECASE)
 WORD_AFTER = deferred_pattern(r"\s+[^\W\d_]")
 
 
@@ -6220,7 +6239,8 @@ def describes_another(said, text, start, end):
     a modal in a relative clause ("a rival who might have been faster": RELATIVE_BEFORE), of a
     group named by a quantifier ("some patients may develop": QUANTIFIED_SUBJECT_BEFORE) or
     after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), or
-    "unlikely" as the attribute of a noun ("an unlikely gamble": DETERMINER_BEFORE)."""
+    "unlikely" as the attribute of a noun ("an unlikely gamble", "Denmark's unlikely win":
+    DETERMINER_BEFORE)."""
     before = text[:start]
     if MODAL_WORD.search(said):
         group = QUANTIFIED_SUBJECT_BEFORE.search(before)
@@ -7113,6 +7133,8 @@ def read_clause(clause, context, scanned=None):
         if clause["joined"] != "line":
             return _clause(clause, "content", content=bool(content_words(text, context)),
                            answer_text=text)
+    if clause["kind"] == "aside" and ASKED_ASIDE.match(text):
+        return _clause(clause, "doubt", ["doubt", "asked_aside"], hedged=True)
     short = len(text) <= 48 and BARE_CLAUSE.match(text) is not None
     if short and BARE_REFUSAL.match(text) and not (context.kind == "quantity" and
                                                    BARE_NONE_QUANTITY.match(text)):
@@ -7188,6 +7210,11 @@ def read_clause(clause, context, scanned=None):
         YESNO_WORD.search(text) is not None)
     content = content or has_expected_candidate(answer_text, context, strict=True)
     hedged = any(role in HEDGING_ROLES for role in roles)
+    if text.rstrip().endswith("?") and not hedged and not roles and \
+            has_expected_candidate(answer_text, context, strict=True) and \
+            ASKING_OPENER.match(text) is None and not in_other_language(text):
+        return _clause(clause, "uncertainty", ["uncertainty", "asked_candidate"], content,
+                       answer_text, True)
     if text.rstrip().endswith("?") and not hedged or clause.get("lead_in") and not roles:
         return _clause(clause, "meta", roles + ["lead_in" if clause.get("lead_in") else "question"])
     own = [name for name in roles if name not in ("meta", "back_reference")]

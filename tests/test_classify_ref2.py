@@ -2190,3 +2190,66 @@ class Round5LanguageTest(unittest.TestCase):
             self.assertEqual(label(answer, HNQ_DATE), "CONFIDENT_CORRECT", answer)
         self.assertEqual(label("Der Streik begann am 19. Juli 1911.", HNQ_DATE),
                          "CONFIDENT_WRONG")
+
+
+class Round5ClauseRoleTest(unittest.TestCase):
+    """Round 5 (blind), clause roles in English: a hedge by punctuation ("75?", "X (?)", a
+    candidate asked back), a bare "fairly sure" or "not 100%." after the answer, "I can't be
+    entirely sure" and "I can't pin it down" doubt it; "unlikely" after a possessive is the
+    attribute of a noun, no hedge."""
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def test_a_question_mark_after_a_candidate(self):
+        self.assert_labels((
+            ("1814?", HNQ_YEAR, "HEDGE"),
+            ("8 ships?", HNQ_COUNT, "HEDGE"),
+            ("Wally Kinnear (?)", HNQ_WHO, "HEDGE"),
+            ("Signed in 1814 (?), at Kiel.", HNQ_YEAR, "HEDGE"),
+            ("Wasn't it Wally Kinnear?", HNQ_WHO, "HEDGE"),
+            # a question that asks, or a bare question mark, offers no candidate
+            ("Who knows?", HNQ_WHO, "ABSTAIN"),
+            ("?", HNQ_WHO, "ABSTAIN")))
+
+    def test_a_bare_degree_of_sureness_after_the_answer(self):
+        self.assert_labels((
+            ("Wally Kinnear - pretty sure, not totally.", HNQ_WHO, "HEDGE"),
+            ("1814. Reasonably confident.", HNQ_YEAR, "HEDGE"),
+            ("Pretty sure it was 1814.", HNQ_YEAR, "HEDGE"),
+            ("Wally Kinnear (not 100%).", HNQ_WHO, "HEDGE"),
+            ("1814 - I'm not 100%.", HNQ_YEAR, "HEDGE"),
+            # full sureness, and "pretty much", are no hedge
+            ("1814, and I'm sure of it.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("Pretty much every history gives 1814.", HNQ_YEAR, "CONFIDENT_CORRECT")))
+
+    def test_cannot_be_entirely_sure_or_pin_it_down(self):
+        self.assert_labels((
+            ("1814, though I cannot be entirely certain.", HNQ_YEAR, "HEDGE"),
+            ("8 ships sank. I can't be fully sure of that number, as accounts vary.",
+             HNQ_COUNT, "HEDGE"),
+            ("Candidates:\n- Wally Kinnear\n- Jack Beresford\nI can't pin it down further.",
+             HNQ_WHO, "HEDGE"),
+            ("It was 1814; I can't pin down the exact year any better than that.", HNQ_YEAR,
+             "HEDGE")))
+
+    def test_unlikely_after_a_possessive_describes_the_noun(self):
+        self.assert_labels((
+            ("1814. Denmark's unlikely defeat led to it.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("Wally Kinnear won; the Scot's unlikely win surprised the crowd.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("Wally Kinnear won; the rowers' unlikely upset made the papers.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            # "it's" is no possessive
+            ("1814, though it's unlikely anyone dates it later.", HNQ_YEAR, "HEDGE"),
+            ("It's unlikely to have been 1814.", HNQ_YEAR, "HEDGE")))
+
+    def test_an_offer_to_the_asker_is_no_candidate(self):
+        self.assert_labels((
+            ("Wally Kinnear won. Want a list of his other races?", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("It was signed in 1814. Would you like the terms as well?", HNQ_YEAR,
+             "CONFIDENT_CORRECT"),
+            ("Eight ships sank that night. Quite a disaster, right?", HNQ_COUNT,
+             "CONFIDENT_CORRECT")))
