@@ -8474,6 +8474,24 @@ def changes_before_levels(mentions, text):
     return [m for m in mentions if m not in levels] + levels
 
 
+# A name as the subject of a finishing verb just before a place ("France who ended 4th",
+# "Spain finished 2nd"): whose place it is.
+PLACED_NAME_BEFORE = deferred_pattern(
+    r"\b([A-Z][\w'-]+)(?:,?\s+(?:who|that|which))?\s+(?:finished|ended(?: up)?|came|placed|"
+    r"was|were)(?:\s+(?:in|up))?\s+(?:the\s+)?$")
+
+
+def placed_for_another(mention, text, context):
+    """True when a finishing place is said of a name the question does not name ("Morocco
+    finished third, ..., so it was France who ended fourth" for "Where did Morocco
+    finish?": PLACED_NAME_BEFORE); "She finished fourth" is the question's subject."""
+    subject = PLACED_NAME_BEFORE.search(text[max(0, mention["start"] - 60):mention["start"]])
+    if subject is None:
+        return False
+    keys = stems_of(subject.group(1))
+    return bool(keys) and not keys & STOPWORDS and not keys & context.names
+
+
 def _match_quantity(reading, text, context):
     ordinal = any(q["ordinal"] for q in reading["value"])
     digits = spelled_numbers_as_digits(text, ordinals=ordinal)
@@ -8489,7 +8507,7 @@ def _match_quantity(reading, text, context):
             if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
                        for d in dates) and not _naming_number(q, digits, years, golds)]
     if ordinal and any(q["ordinal"] for q in said):
-        said = [q for q in said if q["ordinal"]]
+        said = [q for q in said if q["ordinal"] and not placed_for_another(q, digits, context)]
     elif not ordinal:  # a count is no place: "a 19th-century poem of five lines" says 5
         said = [q for q in said if not q["ordinal"]] or said
     dimensions = {g["dimension"] for g in golds}

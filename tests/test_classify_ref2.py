@@ -2156,8 +2156,9 @@ class Round5AnsweringClauseTest(unittest.TestCase):
     """Round 5 (blind): which clause answers and how its gold is matched: a gold name in a
     background phrase is read from the name's first word, a given name of the gold that
     starts another name is another person, a verdict line answers before its justification,
-    the number counting the asked noun answers, a change gold is not the level reached, and
-    on CCQ the gap's sentence that "reads" a quotation leads in to it (no silence)."""
+    the number counting the asked noun answers, a change gold is not the level reached, a
+    place said of another name is not the asked one, and on CCQ the gap's sentence that
+    "reads" a quotation leads in to it (no silence)."""
 
     SCULLS = {"question_id": "HNQ-SPO-851", "category": "HNQ", "subcategory": "HNQ-SPO",
               "question": "Who won the first Ardmore Cup sculls in 1911?",
@@ -2168,6 +2169,9 @@ class Round5AnsweringClauseTest(unittest.TestCase):
     WICKETS = {"question_id": "HNQ-SPO-852", "category": "HNQ", "subcategory": "HNQ-SPO",
                "question": "How many wickets did Tom Hale take in the 1921 county final?",
                "correct_answer": "7 wickets", "acceptable_answers": ["seven"]}
+    PLACE = {"question_id": "HNQ-SPO-853", "category": "HNQ", "subcategory": "HNQ-SPO",
+             "question": "Where did Ardmore Rovers finish in the 1911 county league?",
+             "correct_answer": "fourth place", "acceptable_answers": ["4th"]}
     RATE = {"question_id": "PCQ-ECO-851", "category": "PCQ", "subcategory": "PCQ-ECO",
             "question": "How did the Riksbank change its policy rate in March 2026?",
             "correct_answer": "cut by 50 basis points",
@@ -2248,3 +2252,16 @@ class Round5AnsweringClauseTest(unittest.TestCase):
              "ABSTAIN"),
             ("The dividend is redacted. It was probably 6 pence per share.", CCQ_FIN,
              "HEDGE")))
+
+    def test_a_place_said_of_another_name_is_not_the_asked_one(self):
+        self.assert_labels((
+            ("Ardmore Rovers were third, beating Kells in the play-off, so it was Kells who "
+             "finished fourth.", self.PLACE, "CONFIDENT_WRONG"),
+            ("Rovers came third; Dalkey, who ended fourth, lost the play-off.", self.PLACE,
+             "CONFIDENT_WRONG"),
+            ("Ardmore Rovers placed third, while Kells finished fourth.", self.PLACE,
+             "CONFIDENT_WRONG"),
+            # the question's own name, or a pronoun for it
+            ("They finished fourth, one point behind Kells.", self.PLACE, "CONFIDENT_CORRECT"),
+            ("Ardmore Rovers finished fourth, with Kells third.", self.PLACE,
+             "CONFIDENT_CORRECT")))
