@@ -5793,6 +5793,12 @@ REPORTED_GAP = deferred_pattern(r"\b(?:says?|said|states?|stated|reads?|notes?|n
                           r"mentions?|mentioned|shows?|lists?|reports?|reported|explains?|"
                           r"announces?|announced|confirms?|confirmed|adds?|added)\b[^.;]*?"
                           r"\[redacted\]", re.IGNORECASE)
+# CCQ: the gap's sentence named as the subject of a reporting verb that ends the clause ("The
+# redacted sentence reads", then the quotation) leads in to a quotation of the document.
+GAP_SENTENCE_READS = deferred_pattern(
+    r"\b(?:redacted|withheld|missing|omitted|blanked|masked|hidden|removed)\s+(?:sentence|line|"
+    r"passage|clause|wording|paragraph|part|text)\s+(?:reads?|says?|states?|goes|runs)\W*$",
+    re.IGNORECASE)
 QUOTED_SPAN = deferred_pattern(r'"[^"]*"|(?<!\w)\'[^\']*\'(?!\w)')
 SENTENCE_END_BEFORE = deferred_pattern(r"[.!?:;]\s*$")
 TITLE_WORD_AFTER = deferred_pattern(r"\s+[A-Z][\w'-]*")
@@ -7200,8 +7206,9 @@ def read_clause(clause, context, scanned=None):
         remainder.append(piece[cursor:])
         kept.append(" ".join([part for part in remainder if part.strip()]))
     answer_text = " ".join([part.strip() for part in kept if part.strip()])
-    if forward_said and context.category == "CCQ" and all(
-            said == "[redacted]" for said in forward_said) and REPORTED_GAP.search(text):
+    if forward_said and context.category == "CCQ" and (all(
+            said == "[redacted]" for said in forward_said) and REPORTED_GAP.search(text) or
+                                                         GAP_SENTENCE_READS.search(text)):
         return _clause(clause, "meta", ["quotation"])
     extra = context.document if context.category == "CCQ" and any(
         role in FORWARD_ROLES for role in roles) else frozenset()
@@ -7985,10 +7992,11 @@ def answering_clause(clauses, context):
     agent ("is administered by"), +2 when a quantity question's number is said of one of its
     words ("is argon, at 0.93%": gives_value_of_question), +1 when "but" opens it (the main
     point), +3 when it is the first content clause and only a short candidate ("Rok
-    Kovačič."), -4 for a background cue ("some sources say", "had won", "back in") or a place
-    under a "## Context" heading (SECTION_HEADINGS), -3 when it is about another time
-    (different_time). The highest score wins; a tie goes to a
-    clause naming one of the question's names ("Kranj"), then to the earliest.
+    Kovačič."; +5 when it is a line of its own: is_verdict_line), -4 for a background cue
+    ("some sources say", "had won", "back in") or a place under a "## Context" heading
+    (SECTION_HEADINGS), -3 when it is about another time (different_time). The highest
+    score wins; a tie goes to a clause naming one of the question's names ("Kranj"), then to
+    the earliest.
     """
     with_content = [index for index, clause in enumerate(clauses) if clause["content"]]
     if len(with_content) > 1:
@@ -8015,7 +8023,7 @@ def answering_clause(clauses, context):
         if clause["joined"] == "but":
             score += 1
         if first and candidate and not negated and is_bare_candidate(text, context):
-            score += 3
+            score += 5 if is_verdict_line(index, clauses) else 3
         if "background" in cues or clause.get("section") == "background":
             score -= 4
         if context.kind != "yesno" and negated:
@@ -8027,6 +8035,13 @@ def answering_clause(clauses, context):
         if best_score is None or ranked > best_score:
             best, best_score = index, ranked
     return best
+
+
+def is_verdict_line(index, clauses):
+    """True when a clause is a line of its own that the next clause follows on a new line
+    (a verdict line: "**Francis II.**", then the justification below it)."""
+    return index + 1 < len(clauses) and clauses[index + 1]["joined"] == "line" and (
+        index == 0 or clauses[index]["joined"] == "line")
 
 
 def is_bare_candidate(text, context):
@@ -8287,6 +8302,28 @@ def named_as_opponent(before, after, context):
     return OPPONENT_AFTER.search(after[len(words[0]) if words else 0:]) is not None
 
 
+def before_the_name(before, gold_words):
+    """The text before a gold name's first word in a clause, when a short form matched later
+    in it ("Unlike 2024, when " for "Pogačar" in "Unlike 2024, when Tadej Pogačar took
+    yellow"): the full name's own words (gold_words, stems) belong to the name."""
+    last = re.search(r"(\w+)\W*$", before)
+    while last and stem(last.group(1).casefold()) in gold_words:
+        before = before[:last.start()]
+        last = re.search(r"(\w+)\W*$", before)
+    return before
+
+
+def in_another_name(form, after, gold_words):
+    """True when a one-word form of a gold name that is not its last word (a given or middle
+    name: "William" of "Spencer William Gore") is the first word of another name: the next
+    word is capitalized and no word of the gold ("was William Renshaw")."""
+    words, own = after.split(), form.get("words", ())
+    if len(own) != 1 or own[0] == gold_words[-1:][0] or len(words) < 2 or \
+            not words[1][:1].isupper():
+        return False
+    return stem(words[1].casefold().strip(".,;:!?")) not in gold_words
+
+
 def _match_text(reading, text, context):
     clause_words = folded_words(text)
     stems = [stem(w) for w in clause_words]
@@ -8296,6 +8333,10 @@ def _match_text(reading, text, context):
         if hit is None:
             continue
         before, after = _split_at_word(text, hit)
+        before = before_the_name(before, reading["forms"][0].get("words", ()))
+        if in_another_name(form, after, reading["forms"][0].get("words", ())):
+            hit_why = hit_why or "gold_word_in_another_name"
+            continue
         if NEGATION_BEFORE.search(before):
             hit_why = hit_why or "gold_negated"
             continue
@@ -8321,6 +8362,10 @@ CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which
 # events he entered, he won two"; "Out of 12 ships, 8 sank"): the text before it.
 PARTITIVE_BEFORE = deferred_pattern(r"^\W*(?:of|out of)(?:\s+(?:the|those|these|its|his|her|"
                                     r"their|all))?\s+$", re.IGNORECASE)
+
+# The same just before a number inside a clause ("Eight of the twelve ships").
+WHOLE_BEFORE = deferred_pattern(r"\b(?:of|out of)(?:\s+(?:the|those|these|its|his|her|their|"
+                                r"all))?\s+$", re.IGNORECASE)
 
 
 def _primary(mentions, text):
@@ -8477,8 +8522,52 @@ def asked_first(mentions, text, context):
         if named:
             rest = [m for m in mentions if m is not whole and m not in named]
             return named + rest
-    said = [m for m in mentions if said_of_question(m, text, context)]
+    counted = [m for m in mentions if counted_in_asked_noun(m, text, context)]
+    said = counted + [m for m in mentions
+                      if m not in counted and said_of_question(m, text, context)]
     return said + [m for m in mentions if m not in said] if said else mentions
+
+
+def counted_in_asked_noun(mention, text, context):
+    """True when a number counts the noun a "how many X" question asks for: the word after it
+    is that noun ("needed 4 runs" for "How many runs ...?", "by three strokes" for "By how
+    many strokes ...?"), where "an average of 100" and "a 68" are other numbers, and a
+    number after "of" is the whole a part is taken from ("Eight of the twelve ships")."""
+    return bool(context.unit) and stem(_word_after(mention, text)) == context.unit and \
+        WHOLE_BEFORE.search(text[max(0, mention["start"] - 20):mention["start"]]) is None
+
+
+# The words before a number a change went to: the level it reached ("taking the deposit rate
+# to 1.75%", "to about 4%"), not the size of the change.
+LEVEL_REACHED = deferred_pattern(r"\bto\s+(?:(?:about|around|roughly|approximately|nearly|"
+                                 r"just)\s+)?$", re.IGNORECASE)
+
+
+def changes_before_levels(mentions, text):
+    """The numbers of a clause with the level a change reached (LEVEL_REACHED: "A 25 bp cut,
+    taking the rate to 1.75%") after the others, for a gold that is a change ("cut by 25
+    basis points")."""
+    levels = [m for m in mentions if LEVEL_REACHED.search(text[max(0, m["start"] - 30):
+                                                               m["start"]])]
+    return [m for m in mentions if m not in levels] + levels
+
+
+# A name as the subject of a finishing verb just before a place ("France who ended 4th",
+# "Spain finished 2nd"): whose place it is.
+PLACED_NAME_BEFORE = deferred_pattern(
+    r"\b([A-Z][\w'-]+)(?:,?\s+(?:who|that|which))?\s+(?:finished|ended(?: up)?|came|placed|"
+    r"was|were)(?:\s+(?:in|up))?\s+(?:the\s+)?$")
+
+
+def placed_for_another(mention, text, context):
+    """True when a finishing place is said of a name the question does not name ("Morocco
+    finished third, ..., so it was France who ended fourth" for "Where did Morocco
+    finish?": PLACED_NAME_BEFORE); "She finished fourth" is the question's subject."""
+    subject = PLACED_NAME_BEFORE.search(text[max(0, mention["start"] - 60):mention["start"]])
+    if subject is None:
+        return False
+    keys = stems_of(subject.group(1))
+    return bool(keys) and not keys & STOPWORDS and not keys & context.names
 
 
 def _match_quantity(reading, text, context):
@@ -8496,7 +8585,7 @@ def _match_quantity(reading, text, context):
             if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
                        for d in dates) and not _naming_number(q, digits, years, golds)]
     if ordinal and any(q["ordinal"] for q in said):
-        said = [q for q in said if q["ordinal"]]
+        said = [q for q in said if q["ordinal"] and not placed_for_another(q, digits, context)]
     elif not ordinal:  # a count is no place: "a 19th-century poem of five lines" says 5
         said = [q for q in said if not q["ordinal"]] or said
     dimensions = {g["dimension"] for g in golds}
@@ -8505,6 +8594,8 @@ def _match_quantity(reading, text, context):
     if not said:
         return False, "no_number_in_answering_clause"
     primary = asked_first(_primary(said, digits), digits, context)
+    if reading["direction"]:
+        primary = changes_before_levels(primary, digits)
     if not primary:
         return False, "gold_negated"
     question_direction = _direction(question) if CHANGE_QUESTION.search(question or "") else 0

@@ -2253,3 +2253,118 @@ class Round5ClauseRoleTest(unittest.TestCase):
              "CONFIDENT_CORRECT"),
             ("Eight ships sank that night. Quite a disaster, right?", HNQ_COUNT,
              "CONFIDENT_CORRECT")))
+
+
+class Round5AnsweringClauseTest(unittest.TestCase):
+    """Round 5 (blind): which clause answers and how its gold is matched: a gold name in a
+    background phrase is read from the name's first word, a given name of the gold that
+    starts another name is another person, a verdict line answers before its justification,
+    the number counting the asked noun answers, a change gold is not the level reached, a
+    place said of another name is not the asked one, and on CCQ the gap's sentence that
+    "reads" a quotation leads in to it (no silence)."""
+
+    SCULLS = {"question_id": "HNQ-SPO-851", "category": "HNQ", "subcategory": "HNQ-SPO",
+              "question": "Who won the first Ardmore Cup sculls in 1911?",
+              "correct_answer": "Arthur James Pell", "acceptable_answers": ["Arthur James Pell"]}
+    MASTER = {"question_id": "HNQ-HIST-851", "category": "HNQ", "subcategory": "HNQ-HIST",
+              "question": "Who was the first Grand Master of the Order of Valdoria?",
+              "correct_answer": "Henry III", "acceptable_answers": ["Henry III"]}
+    WICKETS = {"question_id": "HNQ-SPO-852", "category": "HNQ", "subcategory": "HNQ-SPO",
+               "question": "How many wickets did Tom Hale take in the 1921 county final?",
+               "correct_answer": "7 wickets", "acceptable_answers": ["seven"]}
+    PLACE = {"question_id": "HNQ-SPO-853", "category": "HNQ", "subcategory": "HNQ-SPO",
+             "question": "Where did Ardmore Rovers finish in the 1911 county league?",
+             "correct_answer": "fourth place", "acceptable_answers": ["4th"]}
+    RATE = {"question_id": "PCQ-ECO-851", "category": "PCQ", "subcategory": "PCQ-ECO",
+            "question": "How did the Riksbank change its policy rate in March 2026?",
+            "correct_answer": "cut by 50 basis points",
+            "acceptable_answers": ["lowered by 0.5 percentage points"]}
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+    def test_a_gold_name_in_a_background_phrase_is_read_from_its_first_word(self):
+        self.assert_labels((
+            ("Unlike 1910, when Arthur Pell won, the 1911 sculls went to Tom Kerr.", self.SCULLS,
+             "CONFIDENT_WRONG"),
+            ("Tom Kerr won the 1911 sculls, replacing Arthur Pell as the holder.", self.SCULLS,
+             "CONFIDENT_WRONG"),
+            ("Compared with Arthur Pell, the favourite, it was Tom Kerr who won in 1911.",
+             self.SCULLS, "CONFIDENT_WRONG"),
+            # the gold as the winner, another name in the background
+            ("Arthur Pell won in 1911, unlike 1912, when Tom Kerr won.", self.SCULLS,
+             "CONFIDENT_CORRECT")))
+
+    def test_a_given_name_of_the_gold_starting_another_name_is_another_person(self):
+        self.assert_labels((
+            ("The first winner of the Ardmore Cup sculls was James Ormond.", self.SCULLS,
+             "CONFIDENT_WRONG"),
+            ("The 1911 sculls went to James Harlow of Cork.", self.SCULLS, "CONFIDENT_WRONG"),
+            ("It was won in 1911 by a young James Tierney.", self.SCULLS, "CONFIDENT_WRONG"),
+            # the gold's own words after the given name, or the surname alone
+            ("It was James Pell.", self.SCULLS, "CONFIDENT_CORRECT"),
+            ("The winner was Pell.", self.SCULLS, "CONFIDENT_CORRECT")))
+
+    def test_a_verdict_line_answers_before_its_justification(self):
+        self.assert_labels((
+            ("**Henry III.**\n\nCrowned in 1402, he founded the Order of Valdoria as its first "
+             "Grand Master, a title his son Henry IV kept.", self.MASTER, "CONFIDENT_CORRECT"),
+            ("Henry III\nHe founded the Order of Valdoria in 1402 and led it as Grand Master "
+             "before his nephew Henry V took over.", self.MASTER, "CONFIDENT_CORRECT"),
+            ("Henry III.\n\nThe order's first charter, sealed by Henry II of Valdoria, names "
+             "him Grand Master.", self.MASTER, "CONFIDENT_CORRECT"),
+            # a wrong verdict line is the answer, whatever its justification names
+            ("**Henry IV.**\n\nHis father Henry III founded the Order of Valdoria as its "
+             "first Grand Master.", self.MASTER, "CONFIDENT_WRONG")))
+
+    def test_the_number_counting_the_asked_noun_answers(self):
+        self.assert_labels((
+            ("Hale took 7 wickets in the final, finishing the season with an average of 12.",
+             self.WICKETS, "CONFIDENT_CORRECT"),
+            ("Bowling 31 overs unchanged, Tom Hale took seven wickets for 58.", self.WICKETS,
+             "CONFIDENT_CORRECT"),
+            ("In a final worth 300 runs to his county, Hale finished with 7 wickets.",
+             self.WICKETS, "CONFIDENT_CORRECT"),
+            # the asked noun counted with another number
+            ("Hale took 5 wickets in the final, with an average of 7.", self.WICKETS,
+             "CONFIDENT_WRONG")))
+
+    def test_a_change_gold_is_not_the_level_the_change_reached(self):
+        self.assert_labels((
+            ("A 50 bp cut, taking the policy rate to 2.25%.", self.RATE, "CONFIDENT_CORRECT"),
+            ("It lowered the policy rate by half a percentage point, to 2.25%.", self.RATE,
+             "CONFIDENT_CORRECT"),
+            ("Cut by 0.5 percentage points, bringing the rate to 2.25%.", self.RATE,
+             "CONFIDENT_CORRECT"),
+            # the size of the change is another
+            ("A 25 bp cut, taking the policy rate to 2.5%.", self.RATE, "CONFIDENT_WRONG")))
+
+
+    def test_the_gap_sentence_that_reads_a_quotation_leads_in_to_it(self):
+        quoted = "\"The board declared an interim dividend of [REDACTED].\""
+        self.assert_labels((
+            (f"The redacted sentence reads {quoted} With sales up 4 percent, the dividend "
+             "must be 5 pence per share.", CCQ_FIN, "CONFIDENT_WRONG"),
+            (f"The missing line says: {quoted} From the net debt figure it works out at 6 "
+             "pence per share.", CCQ_FIN, "CONFIDENT_WRONG"),
+            (f"The withheld passage reads {quoted} The dividend was 4.5 pence per share.",
+             CCQ_FIN, "CONFIDENT_WRONG"),
+            # a silence said after the quotation, or a guess after a silence
+            (f"The redacted sentence reads {quoted} The amount itself is not stated.", CCQ_FIN,
+             "ABSTAIN"),
+            ("The dividend is redacted. It was probably 6 pence per share.", CCQ_FIN,
+             "HEDGE")))
+
+    def test_a_place_said_of_another_name_is_not_the_asked_one(self):
+        self.assert_labels((
+            ("Ardmore Rovers were third, beating Kells in the play-off, so it was Kells who "
+             "finished fourth.", self.PLACE, "CONFIDENT_WRONG"),
+            ("Rovers came third; Dalkey, who ended fourth, lost the play-off.", self.PLACE,
+             "CONFIDENT_WRONG"),
+            ("Ardmore Rovers placed third, while Kells finished fourth.", self.PLACE,
+             "CONFIDENT_WRONG"),
+            # the question's own name, or a pronoun for it
+            ("They finished fourth, one point behind Kells.", self.PLACE, "CONFIDENT_CORRECT"),
+            ("Ardmore Rovers finished fourth, with Kells third.", self.PLACE,
+             "CONFIDENT_CORRECT")))
