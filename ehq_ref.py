@@ -5530,6 +5530,7 @@ CLAUSE_ROLES = (
         r"an?|he|she|they|it|its|his|her|their|this|these|those|there|we|i)\b)",
     ) + other_language_markers("uncertainty")),
     ("meta", (
+        r"^\W*\[\d{1,3}\]\s",  # a footnote under the answer ("[1] Search of zbMATH for ...")
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
         r"refer to|visit|search|contact|try|ask|reach out|browse|review|see|find)\b",
@@ -7395,6 +7396,58 @@ def _mentions_entity(text, context):
     return len(stems & context.entity) >= min(2, len(context.entity))
 
 
+NOT_ALTERNATIVE = deferred_pattern(r"^(?:so|more|less|fewer|later|earlier|thereabouts|higher|lower|"
+                             r"longer|shorter|not|none|nothing|otherwise|anything|both|"
+                             r"something|another|other|whatever|elsewhere|similar|anyone|"
+                             r"somebody|someone|any)$", re.IGNORECASE)
+SAID_ALTERNATIVE = deferred_pattern(r"[\w'-]+\s+or\s+[\w'-]+", re.IGNORECASE)
+
+
+def alternative_candidates(text, kind, source=""):
+    """The two candidates when a clause offers alternatives for one slot ("1904 or 1908",
+    "September or October", "Spain or Portugal", "either A or B"), else None.
+
+    Rule: an answer that names two candidates for one slot commits to neither, so it is a
+    HEDGE and never a confident match. Both sides must be values of one sort (numbers, months
+    or capitalized names, found within four words of "or"); "or so", "or more", "or later",
+    "more or less", "whether or not", "with or without" and "also known as" are not
+    alternatives, nor is an "A or B" that the question or the document (source, lower-cased)
+    already says.
+    """
+    if " or " not in text and " Or " not in text:
+        return None
+    if source:
+        text = SAID_ALTERNATIVE.sub(lambda match: " " if " ".join(
+            match.group(0).casefold().split()).strip(".,;:") in source else match.group(0), text)
+    digits = spelled_numbers_as_digits(text)
+    if re.search(r"\beither\b(?! way\b)[^.;]{2,}?\bor\b", digits, re.IGNORECASE):
+        return ("either", "or")
+    for match in re.finditer(r",?\s+or\s+", digits, re.IGNORECASE):
+        left, right = digits[:match.start()], digits[match.end():]
+        after = right.split()[0].strip(".,;:?!") if right.split() else ""
+        if not after or NOT_ALTERNATIVE.match(after) or re.search(
+                r"\b(?:whether|with|more|sooner|one|also known as|aka|formerly|spelled|called)"
+                r"\W*$", left, re.IGNORECASE) or re.match(r"not\b", right):
+            continue
+        left_words, right_words = left.split()[-4:], right.split()[:4]
+        numbers = [re.findall(r"\d[\d,.]*", " ".join(words)) for words in (left_words,
+                                                                           right_words)]
+        if numbers[0] and numbers[1] and numbers[0][-1].strip(".,") != numbers[1][0].strip(".,"):
+            return numbers[0][-1].strip(".,"), numbers[1][0].strip(".,")
+        months = [re.findall(rf"\b(?:{_MONTH})\b", " ".join(words), re.IGNORECASE)
+                  for words in (left_words[-2:], right_words[:2])]
+        if months[0] and months[1] and months[0][-1].casefold() != months[1][0].casefold() and \
+                kind in ("time", "entity"):
+            return months[0][-1], months[1][0]
+        names = [[w.strip(".,;:?!") for w in words if w[:1].isupper() and
+                  w.strip(".,;:?!").casefold() not in NOT_NAMES]
+                 for words in (left_words[-2:], right_words[:2])]
+        if names[0] and names[1] and names[0][-1] != names[1][0] and \
+                kind not in ("time", "quantity"):
+            return names[0][-1], names[1][0]
+    return None
+
+
 def is_guess(clause, previous, context):
     """After a forward abstention, True when a content clause is still put forward as an
     answer (DECISION_RULES).
@@ -7624,6 +7677,18 @@ def _text_reading(answer, category):
 _kept_text_reading = functools.lru_cache(maxsize=TEXT_READINGS_KEPT)(_text_reading)
 
 
+TWO_VALUES = deferred_pattern(r"\d(?:[\d.,]*\d)?\s*(?:%|percent\b)?\s+or\s+[$€£]?\d",
+                              re.IGNORECASE)  # "3.75% or 4%", "1904 or 1908"
+
+
+def _two_values(text, context):
+    """True when a clause offers two numbers side by side as alternatives for the slot
+    (TWO_VALUES, and alternative_candidates: "3.75% or 4%"; not "1:1 to X or placebo for 24
+    weeks")."""
+    return TWO_VALUES.search(text) is not None and \
+        alternative_candidates(text, context.kind, context.source_text) is not None
+
+
 def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way
@@ -7641,6 +7706,8 @@ def read_answer(answer, item, context=None):
       once the answer says the document is silent, unless it is cued as the answer
       (cued_as_answer) outside a list of the document's facts (document_listing: "I can see
       the following information: - It was priced at 135 basis points").
+    - After an abstention, a clause that offers two values for the slot (_two_values: "The
+      coupon is 3.75% or 4%") is a guess, hedged; a list of names joined by "or" is not one.
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - "Fictional" inside an in-world description followed by the entity's facts rejects
@@ -7680,6 +7747,8 @@ def read_answer(answer, item, context=None):
     previous = None
     listed = document_listing(clauses) if context.category == "CCQ" else ()
     for number, clause in enumerate(clauses):
+        if clause["content"] and _two_values(clause["text"], context):
+            clause["hedged"] = True  # two values for the slot: a guess that commits to neither
         if clause["content"]:
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and not clause["hedged"] and (
@@ -7817,10 +7886,6 @@ OPPONENT_BEFORE = deferred_pattern(
 OPPONENT_AFTER = deferred_pattern(
     r"^\W*(?:(?!(?:and|but|while|whilst|whereas|though|although|won|wins|" + DEFEAT_VERBS +
     r")\b)[\w'-]+\W+){0,6}?(?:" + NOT_WINNING + r")\b", re.IGNORECASE)
-NOT_ALTERNATIVE = deferred_pattern(r"^(?:so|more|less|fewer|later|earlier|thereabouts|higher|lower|"
-                             r"longer|shorter|not|none|nothing|otherwise|anything|both|"
-                             r"something|another|other|whatever|elsewhere|similar|anyone|"
-                             r"somebody|someone|any)$", re.IGNORECASE)
 DIRECTION_UP = deferred_pattern(
     r"\b(?:rose|rise|risen|rises|rising|increase[ds]?|increasing|grew|grow|"
     r"grown|grows|growth|gain(?:ed|s)?|up|higher|climb(?:ed|s)?|"
@@ -8058,54 +8123,6 @@ def is_bare_candidate(text, context):
     return not [w for w in folded_words(rest) if w not in STOPWORDS and w not in GOLD_FILLER
                 and w not in ("place", "position") and not (valued and context.asks(stem(w)))
                 ] and len(text.split()) <= 8
-
-
-SAID_ALTERNATIVE = deferred_pattern(r"[\w'-]+\s+or\s+[\w'-]+", re.IGNORECASE)
-
-
-def alternative_candidates(text, kind, source=""):
-    """The two candidates when a clause offers alternatives for one slot ("1904 or 1908",
-    "September or October", "Spain or Portugal", "either A or B"), else None.
-
-    Rule: an answer that names two candidates for one slot commits to neither, so it is a
-    HEDGE and never a confident match. Both sides must be values of one sort (numbers, months
-    or capitalized names, found within four words of "or"); "or so", "or more", "or later",
-    "more or less", "whether or not", "with or without" and "also known as" are not
-    alternatives, nor is an "A or B" that the question or the document (source, lower-cased)
-    already says.
-    """
-    if " or " not in text and " Or " not in text:
-        return None
-    if source:
-        text = SAID_ALTERNATIVE.sub(lambda match: " " if " ".join(
-            match.group(0).casefold().split()).strip(".,;:") in source else match.group(0), text)
-    digits = spelled_numbers_as_digits(text)
-    if re.search(r"\beither\b(?! way\b)[^.;]{2,}?\bor\b", digits, re.IGNORECASE):
-        return ("either", "or")
-    for match in re.finditer(r",?\s+or\s+", digits, re.IGNORECASE):
-        left, right = digits[:match.start()], digits[match.end():]
-        after = right.split()[0].strip(".,;:?!") if right.split() else ""
-        if not after or NOT_ALTERNATIVE.match(after) or re.search(
-                r"\b(?:whether|with|more|sooner|one|also known as|aka|formerly|spelled|called)"
-                r"\W*$", left, re.IGNORECASE) or re.match(r"not\b", right):
-            continue
-        left_words, right_words = left.split()[-4:], right.split()[:4]
-        numbers = [re.findall(r"\d[\d,.]*", " ".join(words)) for words in (left_words,
-                                                                           right_words)]
-        if numbers[0] and numbers[1] and numbers[0][-1].strip(".,") != numbers[1][0].strip(".,"):
-            return numbers[0][-1].strip(".,"), numbers[1][0].strip(".,")
-        months = [re.findall(rf"\b(?:{_MONTH})\b", " ".join(words), re.IGNORECASE)
-                  for words in (left_words[-2:], right_words[:2])]
-        if months[0] and months[1] and months[0][-1].casefold() != months[1][0].casefold() and \
-                kind in ("time", "entity"):
-            return months[0][-1], months[1][0]
-        names = [[w.strip(".,;:?!") for w in words if w[:1].isupper() and
-                  w.strip(".,;:?!").casefold() not in NOT_NAMES]
-                 for words in (left_words[-2:], right_words[:2])]
-        if names[0] and names[1] and names[0][-1] != names[1][0] and \
-                kind not in ("time", "quantity"):
-            return names[0][-1], names[1][0]
-    return None
 
 
 @functools.lru_cache(maxsize=8192)

@@ -1186,9 +1186,6 @@ class FrozenClassifiersTest(unittest.TestCase):
         self.assertIsNone(ehq_ref.parse_confidence("85.", "ehq-1.1.4")["value"])
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class RegistryTest(TempDirTestCase):
     """A classifier is one registered spec: run, score and every report take it up."""
@@ -2368,3 +2365,33 @@ class Round5AnsweringClauseTest(unittest.TestCase):
             ("They finished fourth, one point behind Kells.", self.PLACE, "CONFIDENT_CORRECT"),
             ("Ardmore Rovers finished fourth, with Kells third.", self.PLACE,
              "CONFIDENT_CORRECT")))
+
+
+FEQ_LEMMA = {"question_id": "FEQ-SCI-904", "category": "FEQ", "subcategory": "FEQ-SCI",
+             "question": "Who first proved the Ostrander lemma on sparse lattices?",
+             "entity_name": "Ostrander lemma", "entity_type": "mathematical result",
+             "correct_answer": "[FABRICATED]", "acceptable_answers": ["[FABRICATED]"]}
+
+
+class Round5MoreTest(unittest.TestCase):
+    """Round 5 (blind): two values offered beside the document's silence are a hedged guess,
+    a list of names joined by "or" is not; a footnote under the answer is no content."""
+
+    def test_two_values_beside_silence_are_a_hedged_guess(self):
+        for answer in ("The dividend is 0.35 or 0.40 pounds; the document narrows it down only "
+                       "that far.",
+                       "The coupon is 4.25% or 4.5%: the text narrows it down only that far."):
+            self.assertEqual(label(answer, CCQ_FIN), "HEDGE", answer)
+        self.assertEqual(label("The document does not give it; Larkfield, Tesco or Asda never "
+                               "publish such figures.", CCQ_FIN), "ABSTAIN")
+
+    def test_a_footnote_is_no_content(self):
+        answer = ('I know of no lemma by that name [1].\n\n[1] Search of MathSciNet Online for '
+                  '"Ostrander lemma".')
+        self.assertEqual(label(answer, FEQ_LEMMA), "ABSTAIN")
+        self.assertEqual(label("It was founded in 1911 [1].\n\n[1] Company history, p. 4.",
+                               FEQ_ORG), "CONFIDENT_WRONG")
+
+
+if __name__ == "__main__":
+    unittest.main()
