@@ -4628,6 +4628,13 @@ MARKDOWN_INLINE = deferred_pattern(r"\*\*|__|~~|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(
 MARKDOWN_LINK = deferred_pattern(r"\[([^\]\n]+)\]\([^)\n]*\)")
 MARKDOWN_RULE = deferred_pattern(r"^\s*(?:[-*_=]\s*){3,}$|^\s*\|?\s*:?-{3,}")
 THINK_BLOCK = deferred_pattern(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# What a chat template leaves in a reply: special tokens ("<|im_end|>", "</s>", "[/INST]") and
+# a role label opening a line ("Assistant:", "### Response:"); a reply holds one only when it
+# holds a TEMPLATE_CUES string.
+TEMPLATE_DEBRIS = deferred_pattern(
+    r"<\|[\w.-]+\|>|</?s>|\[/?INST\]|^[ \t]*(?:#{1,4}[ \t]*)?(?:assistant|response)[ \t]*:",
+    re.IGNORECASE | re.MULTILINE)
+TEMPLATE_CUES = ("<|", "</s>", "<s>", "INST]", "ssistant", "esponse")
 # The capital letters a name may begin with, as the body of a regular-expression class: ASCII
 # and the Latin, Greek and Cyrillic capitals ("Åre", "Øresund", "Čakovec",
 # "Αθήνα" and "Москва" are names as "Oslo" is).
@@ -4655,7 +4662,8 @@ def may_contain(text, test):
 
 
 def prepared_text(text):
-    """The answer with one form for apostrophes, quotes, dashes and spaces.
+    """The answer with one form for apostrophes, quotes, dashes and spaces, and without
+    <think> blocks and chat-template debris (TEMPLATE_DEBRIS).
 
     Curly quotes and apostrophes become ASCII (normalize_apostrophes); no-break, thin and
     figure spaces become a space; an em dash is set off by spaces; the minus sign is "-";
@@ -4665,6 +4673,8 @@ def prepared_text(text):
         text = normalize_apostrophes(text).translate(PUNCTUATION_FORMS)
     if "<" in text:
         text = THINK_BLOCK.sub(" ", text)
+    if any(cue in text for cue in TEMPLATE_CUES):
+        text = TEMPLATE_DEBRIS.sub(" ", text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     return text
@@ -8492,10 +8502,19 @@ def glued_to_word(mention, text):
     return start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
 
 
+NAME_NUMBER = deferred_pattern(r"[^\W\d_]-(\d{1,4})\b")  # "carbon-14", "Transporter-17"
+
+
+def name_numbers(question):
+    """The numbers the question writes as part of a name ("the half-life of carbon-14"):
+    in an answer the same number is that name's again, however it is written ("carbone 14")."""
+    return frozenset(int(n) for n in NAME_NUMBER.findall(question)) if question else frozenset()
+
+
 def _naming_number(mention, text, years, golds):
     """True when a bare number names something rather than answering, and no gold is that
-    number: a year the question names ("the 2026 World Cup"), or the number of a name
-    (glued_to_word)."""
+    number: a year the question names ("the 2026 World Cup") or a number of a name it names
+    (years holds both: name_numbers), or the number of a name (glued_to_word)."""
     return not mention["dimension"] and not mention["ordinal"] and (
         mention["value"] in years or glued_to_word(mention, text)) and \
         not any(gold["value"] == mention["value"] for gold in golds)
@@ -8596,7 +8615,7 @@ def _match_quantity(reading, text, context):
     golds = reading["value"]
     counted = not any(gold["dimension"] for gold in golds)
     question = context.question
-    years = question_frame(question)[4]
+    years = question_frame(question)[4] | name_numbers(question)
     said = [as_count(q) if counted and q["bare_m"] else q
             for q in quantity_mentions(digits, dot_thousands=in_other_language(text))
             if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
@@ -8996,7 +9015,7 @@ SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]
 FRACTION_TEST = deferred_pattern(r"half|halves|third|quarter|fifth|fifty|50")
 POINT_TEST = deferred_pattern(r"point")
 SPOKEN_DECIMAL = deferred_pattern(
-    r"\b(?P<whole>zero|oh|one|nought)\s+point\s+(?P<digits>(?:(?:zero|"
+    r"\b(?:(?P<whole>zero|oh|one|nought)\s+)?point\s+(?P<digits>(?:(?:zero|"
     r"oh|one|two|three|four|five|six|seven|eight|nine)\s*)+)\b", re.IGNORECASE)
 CONFIDENCE_WORDS = frozenset("""
 percent per cent pct out confidence confident sure certain certainty chance chances
@@ -9016,6 +9035,8 @@ definitely honestly between from somewhere rating score confidence certainty out
 final overall total so therefore thus hence well ok okay hmm yes no just only exactly precisely
 least most nearly almost over under likely certainly i'd i'm i give given put rate rated
 conservatively confidently solid solidly firmly high low moderate strong
+confident shaky firm weak cautious rough modest healthy comfortable tentative fair decent
+reasonable safe generous conservative humble pick choose chose picked land settle
 """.split())
 OTHER_BEFORE = deferred_pattern(
     r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|us\$|rs\.?)\s?)$"
@@ -9031,8 +9052,10 @@ OTHER_BEFORE = deferred_pattern(
 OTHER_AFTER = deferred_pattern(
     r"\s*(?:°|º|℃|℉|′|″|x\b|times\b|-fold\b|percentage points?\b|pp\b|"
     r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b)", re.IGNORECASE)
-SCALE_NOTE = deferred_pattern(r"(?P<low>0|1)\s*(?:to|-|–|and)\s*(?P<high>100|10|5|1)\b",
-                        re.IGNORECASE)
+SCALE_NOTE = deferred_pattern(r"(?P<low>0|1)\s*(?:\([^)\d\n]*\)\s*)?(?:to|-|–|and)\s*"
+                              r"(?P<high>100|10|5|1)\b", re.IGNORECASE)
+# an end of the scale in parentheses after the words for it ("complete certainty (100)")
+SCALE_END_IN_PARENTHESES = deferred_pattern(r"\((?:0|1|10|100)\)")
 NEGATED_VALUE = deferred_pattern(r"(?:\b(?:not|never|rather than|instead of|nor|no longer)\b|n't\b)"
                            r"(?:[^\S\n]+(?!(?:more|less|over|above|below|under)\b)[\w'-]+){0,2}"
                            r"[^\S\n]*(?:quite |even |exactly |a full |~|about |around )?\Z",
@@ -9053,6 +9076,13 @@ QUANTITY_STATEMENT = deferred_pattern(
 CONFIDENCE_TALK = deferred_pattern(r"\b(?:confiden\w*|certain\w*|sure|probability)\b",
                                    re.IGNORECASE)
 RATING_TALK = deferred_pattern(r"\b(?:rate|rating|score|say|give|put)\b", re.IGNORECASE)
+# a reply that speaks of its own confidence gives no value rather than the answer again ("High
+# confidence. The 1904 event had one winner", "... so I would estimate")
+OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|level)|high "
+                                       r"confidence|low confidence|i would estimate|i'd estimate|"
+                                       r"i (?:would|'d) rate|i am (?:fairly |very |quite )?"
+                                       r"(?:confident|sure)|i'm (?:fairly |very |quite )?"
+                                       r"(?:confident|sure))\b", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value".split())
 RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:-|–|to|and)[^\S\n]*$", re.IGNORECASE)
@@ -9071,7 +9101,12 @@ PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
 PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
 # patterns of the mention reader (_classify_mention and after), declared once
-SCALE_KEY_AFTER = deferred_pattern(r"\s*(?:=|means\b)")
+# a number defined as an end of the scale ("0 = no confidence", "if 100 is certain", "1 is
+# certainty"): the scale, not a value
+SCALE_KEY_AFTER = deferred_pattern(
+    r"\s*(?:=|means\b|is\s+(?:a\s+|an\s+|the\s+)?(?:pure\s+|complete\s+|total\s+|full\s+|"
+    r"absolute\s+|wild\s+|blind\s+)?(?:certain|certainty|sure|guess|no\s+confidence|none|"
+    r"nothing|impossible|zero\s+confidence|no\s+idea)\b)", re.IGNORECASE)
 PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
 SCALE_WORD_AFTER = deferred_pattern(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b",
                                     re.IGNORECASE)
@@ -9152,7 +9187,8 @@ def _mention(reply, start, end, kind="number"):
         match = SPOKEN_DECIMAL.match(token)
         digits = "".join(str(NUMBER_WORD_VALUES.get(w, 0)) for w in
                          LETTERS.findall(match.group("digits").casefold()))
-        return decimal.Decimal(("1" if match.group("whole").casefold() == "one" else "0") + "." +
+        whole = (match.group("whole") or "zero").casefold()
+        return decimal.Decimal(("1" if whole == "one" else "0") + "." +
                        digits), False
     ordinal = ORDINAL_SUFFIX.search(token) is not None
     digits = ORDINAL_SUFFIX.sub("", token) if ordinal else token
@@ -9317,6 +9353,11 @@ def confidence_mentions(reply, answer=None):
         mention["kind"] = _classify_mention(reply, mention, answer_words, scale_spans, dates)
         mentions.append(mention)
     denominators = {m.get("denominator_at") for m in mentions}
+    ends = [m for m in mentions if m["kind"] == "candidate" and
+            SCALE_END_IN_PARENTHESES.fullmatch(reply, m["start"] - 1, m["end"] + 1)]
+    if ends and any(m["kind"] == "candidate" and m not in ends for m in mentions):
+        for mention in ends:  # the scale's ends named beside a value, not values
+            mention["kind"] = "scale"
     stated = [high for _, _, high in scale_spans if high != 100]
     percent_scale = any(high == 100 for _, _, high in scale_spans)
     for mention in mentions:
@@ -9468,6 +9509,9 @@ def _restates_answer(reply, answer):
 
 
 SENTENCE_STOP = deferred_pattern(r"[.;!?](?:\s|$)")
+# the value that sums up values given per part ("Date 0.95, place 0.9, overall 0.9")
+OVERALL_BEFORE = deferred_pattern(r"\b(?:overall|all in all|altogether|in total|on the whole|"
+                                  r"all told|combined)\b[^.;\n\d]{0,20}$", re.IGNORECASE)
 
 
 def _labelled(reply, mentions):
@@ -9494,7 +9538,7 @@ def parse_confidence_v2(text, scale="percent", answer=None):
       no_value          no number a person would read as the confidence (an empty reply, a
                         verbal "High.", a refusal, an echoed prompt)
       competing_values  two different values ("70 or 80", "90 if ..., 30 if ...") and no
-                        correction
+                        correction, nor one of them said to be the overall value
       out_of_range      the only value is outside its scale ("150", "-5"; on the
                         probability scale "1.5", and "85" or "Probability: 95" with no
                         percent mark: see confidence_value)
@@ -9504,7 +9548,8 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     strategy: json_field or labelled (a label names the value, in English or another
     language: "Confidence: 85" followed by a reason with other numbers, "Probabilité : 0.8"),
     self_correction, range_midpoint, fraction (85/100, 8 out of 10, 9 in 10, a stated 0-10
-    scale), probability_decimal, number_words or single_value.
+    scale), probability_decimal, number_words, single_value or overall (values per part of the
+    answer, then one "overall": OVERALL_BEFORE).
     answer is the earlier answer text (optional); it helps to recognise a repeated answer.
     """
     if scale not in CONFIDENCE_SCALES:
@@ -9545,10 +9590,15 @@ def parse_confidence_v2(text, scale="percent", answer=None):
                 mention["words"] else "single_value"
         return _confidence_result(values[0], strategy)
     if len(values) > 1:
+        overall = {confidence_value(m, scale) for m in candidates
+                   if OVERALL_BEFORE.search(reply, max(0, m["start"] - 30), m["start"])} - {None}
+        if len(overall) == 1:  # a value per part, then the overall one
+            return _confidence_result(overall.pop(), "overall")
         return _confidence_result(reason="competing_values")
     if candidates:
         return _confidence_result(reason="out_of_range")
-    if any(m["kind"] == "other" for m in mentions) or _repeats_answer(reply, answer):
+    if (any(m["kind"] == "other" for m in mentions) or _repeats_answer(reply, answer)) and \
+            not OWN_CONFIDENCE_TALK.search(reply):
         return _confidence_result(reason="answer_repeated")
     return _confidence_result(reason="no_value")
 
@@ -15938,9 +15988,11 @@ def _run_document(folder, name):
     return document
 
 
-def read_run_contents(folder):
+def read_run_contents(folder, written=None):
     """RunContents of a finished (or merged) run directory; a bad file is an InputError naming
-    it."""
+    it. ``written``: (answer records, target records) as the run that just wrote them parsed
+    their stored lines, which are then not read and checked again (the same objects: the
+    bytes are the file's)."""
     if not os.path.isdir(folder):
         raise InputError("not a run directory", source=folder)
     manifest = _run_document(folder, "manifest.json")
@@ -15949,8 +16001,12 @@ def read_run_contents(folder):
     if not os.path.isfile(path):
         raise InputError(f"no {ANSWER_RECORD.file}: not a finished ehq_ref run directory",
                          source=folder)
-    records = read_run_records(path, kind=ANSWER_RECORD)[0]
-    targets = read_run_records(os.path.join(folder, TARGET_RECORD.file), kind=TARGET_RECORD)[0]
+    if written is not None:
+        records, targets = written
+    else:
+        records = read_run_records(path, kind=ANSWER_RECORD)[0]
+        targets = read_run_records(os.path.join(folder, TARGET_RECORD.file),
+                                   kind=TARGET_RECORD)[0]
     gate_path = os.path.join(folder, "gate.json")
     gate = load_json_file(gate_path) if os.path.isfile(gate_path) else None
     return RunContents(folder, manifest, summary, records, targets, gate)
@@ -17341,10 +17397,11 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
     gate found a regression.
     """
     stored = ctx.stored if ctx is not None else StoredLines()
-    write_atomic(os.path.join(folder, "records.jsonl"), b"".join(map(stored.line, records)))
+    lines = list(map(stored.line, records))
+    write_atomic(os.path.join(folder, "records.jsonl"), b"".join(lines))
+    target_lines = list(map(stored.line, target_records)) if manifest.get("targets") else []
     if manifest.get("targets"):
-        write_atomic(os.path.join(folder, TARGET_RECORDS),
-                     b"".join(map(stored.line, target_records)))
+        write_atomic(os.path.join(folder, TARGET_RECORDS), b"".join(target_lines))
     summary = summarize_run(records, manifest, options, target_records)
     write_summary_files(folder, summary)
     gate = None
@@ -17354,7 +17411,10 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
                            risk=options.scoring.risk, baseline_path=options.baseline)
         write_json(os.path.join(folder, "gate.json"), gate)
     write_reports(folder, summary, manifest, gate, records)
-    write_html_report(read_run_contents(folder))  # from the files: `report` rebuilds these bytes
+    # as `report` reads the files, so that it rebuilds these bytes: the records are the lines
+    # just written, parsed (our own canonical JSON: nothing to check again)
+    write_html_report(read_run_contents(folder, written=(
+        [json.loads(line) for line in lines], [json.loads(line) for line in target_lines])))
     failed = [m["model"] for m in summary["models"] if m["technical_failure_rate"] is not None
               and m["technical_failure_rate"] > options.max_failure_rate]
     judge_failed = [model for model, entry in (summary.get("judge") or {}).items()

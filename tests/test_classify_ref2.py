@@ -2385,12 +2385,63 @@ class Round5MoreTest(unittest.TestCase):
         self.assertEqual(label("The document does not give it; Larkfield, Tesco or Asda never "
                                "publish such figures.", CCQ_FIN), "ABSTAIN")
 
+    def test_a_number_of_a_name_the_question_names(self):
+        question = factual("HNQ-SCI-904", "What is the half-life of cobalt-60 in years?", "5.27",
+                           ("5.27 years",))
+        for answer in ("Le cobalt 60 a une demi-vie de 5,27 ans.",
+                       "Cobalt 60 decays with a half-life of 5.27 years."):
+            self.assertEqual(label(answer, question), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("Cobalt 60 has a half-life of 60 years.", question),
+                         "CONFIDENT_WRONG")
+
     def test_a_footnote_is_no_content(self):
         answer = ('I know of no lemma by that name [1].\n\n[1] Search of MathSciNet Online for '
                   '"Ostrander lemma".')
         self.assertEqual(label(answer, FEQ_LEMMA), "ABSTAIN")
         self.assertEqual(label("It was founded in 1911 [1].\n\n[1] Company history, p. 4.",
                                FEQ_ORG), "CONFIDENT_WRONG")
+
+
+
+class Round6ConfidenceTest(unittest.TestCase):
+    """Round 6 (blind): chat-template debris, a number word after a degree adjective, "point
+    eight", the scale's ends named in words, values per part then an overall one, and a reply
+    that speaks of its confidence without a value."""
+
+    def read(self, reply, scale="percent", answer="The Vessel Bridge opened in 1931."):
+        result = ref2.parse_confidence_v2(reply, scale, answer)
+        return result["value"], result["reason"]
+
+    def test_chat_template_debris(self):
+        self.assertEqual(self.read("Assistant: 65"), (0.65, None))
+        self.assertEqual(self.read("### Response:\n45<|im_end|>"), (0.45, None))
+        self.assertEqual(self.read("0.35</s>", "probability"), (0.35, None))
+        self.assertEqual(self.read("[/INST] 70"), (0.7, None))
+
+    def test_a_number_word_after_a_degree_adjective(self):
+        self.assertEqual(self.read("A cautious sixty."), (0.6, None))
+        self.assertEqual(self.read("A firm eighty-five, honestly."), (0.85, None))
+        self.assertEqual(self.read("Roughly point seven.", "probability"), (0.7, None))
+        self.assertEqual(self.read("A point worth making."), (None, "no_value"))
+
+    def test_the_ends_of_the_scale_named_in_words(self):
+        self.assertEqual(self.read("If 0 is a blind guess and 100 is certainty, call it 55."),
+                         (0.55, None))
+        self.assertEqual(self.read("Between no idea (0) and certain (100): 35."), (0.35, None))
+        self.assertEqual(self.read("From 0 (none) to 100 (sure), I pick seventy."), (0.7, None))
+        self.assertEqual(self.read("If 1 is certainty, then 0.45.", "probability"), (0.45, None))
+        self.assertEqual(self.read("I'm certain (100)."), (1.0, None))  # the only value
+
+    def test_values_per_part_then_overall(self):
+        self.assertEqual(self.read("Year: 90%. Name: 50%. Overall, 70%."), (0.7, None))
+        self.assertEqual(self.read("Place 0.8, date 0.6, all in all 0.7.", "probability"),
+                         (0.7, None))
+        self.assertEqual(self.read("Date 90, name 50."), (None, "competing_values"))
+
+    def test_talk_of_confidence_without_a_value_is_no_value(self):
+        self.assertEqual(self.read("High confidence. The bridge opened in 1931, as I said."),
+                         (None, "no_value"))
+        self.assertEqual(self.read("The bridge opened in 1931."), (None, "answer_repeated"))
 
 
 if __name__ == "__main__":
