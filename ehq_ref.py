@@ -6428,7 +6428,8 @@ QUESTION_KINDS = (
     ("person", r"^\W*(?:who|whom|whose)\b|\bwho (?:was|is|were|won|became|founded|directed|"
                r"wrote|led|took|discovered|invented|designed|painted|composed|built|"
                r"established|succeeded|replaced|defeated|beat|conceded|recorded|shot|scored)\b|"
-               r"\b(?:which|what) (?:person|man|woman|player|actor|actress|athlete|scientist|"
+               r"\b(?:which|what) (?:[A-Z][a-z]+ )?(?:person|man|woman|player|actor|actress|"
+               r"athlete|scientist|"
                r"composer|author|writer|artist|politician|leader|president|minister|candidate|"
                r"director|architect|engineer|inventor|explorer|king|queen|emperor|ruler|"
                r"conductor|musician|singer|driver|rider|cyclist|golfer|coach|manager|chef|"
@@ -6797,6 +6798,17 @@ QUANTITY_MENTION = deferred_pattern(
     re.IGNORECASE)
 DOT_THOUSANDS = deferred_pattern(r"\d{1,3}(?:\.\d{3})+")
 NEGATIVE_WORD = deferred_pattern(r"\b(?:minus|negative)\s*$", re.IGNORECASE)
+# A temperature said below zero after its number ("273.15 degrees below zero"): negative.
+BELOW_ZERO_AFTER = deferred_pattern(r"(?:\s*(?:°\s*[CF]?|degrees?)(?:\s+(?:celsius|"
+                                    r"fahrenheit|[CF]))?)?\s+below\s+(?:zero|0)\b",
+                                    re.IGNORECASE)
+# The nouns of things counted whole (people above all): a number before one cannot be a
+# fraction, so one dot group of three digits is a thousands separator ("82.491 spectators").
+WHOLE_COUNT_AFTER = deferred_pattern(
+    r"\s+(?:people|persons|spectators|fans|visitors|attendees|residents|inhabitants|deaths|"
+    r"casualties|victims|voters|votes|participants|runners|soldiers|troops|workers|employees|"
+    r"students|members|refugees|patients|children|adults|tickets|copies)\b",
+    re.IGNORECASE)
 SCORE_MENTION = deferred_pattern(r"(?<![\w.,-])(\d{1,3})\s*(?:-|\u2013|:|to)\s*(\d{1,3})"
                            r"(?![\w]|[.,]\d|-\d)")
 
@@ -6833,7 +6845,7 @@ def quantity_mentions(text, dot_thousands=False):
     """
     mentions = []
     for match in QUANTITY_MENTION.finditer(text):
-        value = decimal_value(match.group("num"), dot_thousands)
+        value = decimal_value(match.group("num"), dot_thousands or counted_whole(match, text))
         if value is None:
             continue
         currency = match.group("cur") or match.group("curw")
@@ -6859,12 +6871,27 @@ def quantity_mentions(text, dot_thousands=False):
         elif unit:
             dimension, factor = UNITS[unit]
             value *= factor
-        sign = match.group("sign") or ("-" if NEGATIVE_WORD.search(text[:match.start()]) else "")
+        sign = match.group("sign") or ("-" if NEGATIVE_WORD.search(text[:match.start()]) or
+                                       _below_zero(match, text) else "")
         mentions.append({"value": value, "dimension": dimension,
                          "ordinal": bool(match.group("ord")), "sign": sign,
                          "start": match.start(), "end": match.end(),
-                         "text": match.group(0).strip(), "bare_m": bare_m})
+                         "text": match.group(0).strip(), "bare_m": bare_m,
+                         "num": match.group("num")})
     return mentions
+
+
+def counted_whole(match, text):
+    """True when a number with one dot group of three digits counts a noun counted whole
+    (WHOLE_COUNT_AFTER: "82.491 spectators" is 82491); "2.318" alone stays a decimal."""
+    return "." in match.group("num") and \
+        WHOLE_COUNT_AFTER.match(text, match.end()) is not None
+
+
+def _below_zero(match, text):
+    """True when the words after a number put it below zero (BELOW_ZERO_AFTER)."""
+    return "below" in text[match.end():match.end() + 30].casefold() and \
+        BELOW_ZERO_AFTER.match(text, match.end()) is not None
 
 
 def as_count(mention):
@@ -8506,9 +8533,15 @@ NAME_NUMBER = deferred_pattern(r"[^\W\d_]-(\d{1,4})\b")  # "carbon-14", "Transpo
 
 
 def name_numbers(question):
-    """The numbers the question writes as part of a name ("the half-life of carbon-14"):
-    in an answer the same number is that name's again, however it is written ("carbone 14")."""
-    return frozenset(int(n) for n in NAME_NUMBER.findall(question)) if question else frozenset()
+    """The numbers the question writes as part of a name ("the half-life of carbon-14"), and
+    those it says in words ("What is absolute zero ...?": 0): in an answer the same number is
+    the question's again, however it is written ("carbone 14", "Absolute zero: -273.15 °C"),
+    not the value asked for. A lone "one" is a pronoun ("which one")."""
+    if not question:
+        return frozenset()
+    said = {NUMBER_WORD_VALUES[word] for word in re.findall(r"[a-z]+", question.casefold())
+            if word in NUMBER_WORD_VALUES and word != "one"}
+    return frozenset(int(n) for n in NAME_NUMBER.findall(question)) | said
 
 
 def _naming_number(mention, text, years, golds):
@@ -8603,7 +8636,53 @@ def placed_for_another(mention, text, context):
     if subject is None:
         return False
     keys = stems_of(subject.group(1))
-    return bool(keys) and not keys & STOPWORDS and not keys & context.names
+    return bool(keys) and not keys & STOPWORDS and not keys & context.names and \
+        subject.group(1) not in name_initials(context.question)
+
+
+def name_initials(question):
+    """The initials of each run of two or more capitalized words of the question ("Great
+    Britain" -> "GB"): the same name as an answer abbreviates it."""
+    runs = re.findall(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+", question or "")
+    return frozenset("".join(word[0] for word in run.split()) for run in runs)
+
+
+# The words that mark a value as rounded ("About $450 million", "Roughly 5,700 years").
+APPROXIMATE_BEFORE = deferred_pattern(r"(?:\b(?:about|around|roughly|approximately|circa|"
+                                      r"some)|~)\s*$", re.IGNORECASE)
+
+
+def written_precision(mention):
+    """The unit of a number's last significant written digit, in the mention's own scale:
+    "5,700" -> 100, "$450 million" -> 10,000,000, "4.5%" -> 0.1; None when it cannot be read
+    or it has one significant digit ("2,000", "20": too coarse to be the gold rounded)."""
+    written = decimal_value(mention["num"])
+    if not written:
+        return None
+    sign, digits, exponent = written.as_tuple()
+    significant = "".join(map(str, digits)).lstrip("0")
+    if exponent >= 0:
+        exponent += len(significant) - len(significant.rstrip("0"))
+        significant = significant.rstrip("0")
+    if len(significant) < 2:
+        return None
+    return decimal.Decimal(10) ** exponent * (abs(mention["value"]) / abs(written))
+
+
+def approximately(mention, value, gold_value, text):
+    """True when a number marked as rounded (APPROXIMATE_BEFORE) is the gold rounded to the
+    precision it is written with, with two significant digits or more (written_precision):
+    "Roughly 5,700 years" for 5,730, "About $450 million" for $450.3 million; "About 5,000
+    years" (one significant digit) and "about 5,800" are not 5,730 rounded. A rate is never
+    rounded so ("About 14%" is not 14.3%)."""
+    if mention["dimension"] == "percent" or not APPROXIMATE_BEFORE.search(
+            text[max(0, mention["start"] - 16):mention["start"]]):
+        return False
+    precision = written_precision(mention)
+    if not precision or value == 0:
+        return False
+    rounded = (gold_value / precision).quantize(decimal.Decimal(1), decimal.ROUND_HALF_UP)
+    return rounded * precision == value
 
 
 def _match_quantity(reading, text, context):
@@ -8651,7 +8730,8 @@ def _match_quantity(reading, text, context):
             direction = _direction(nearby) if reading["direction"] or gold["sign"] else 0
             if reading["direction"] and not direction:
                 direction = question_direction or reading["direction"]
-            if _signed(mention["value"], mention["sign"], direction) == gold_value:
+            value = _signed(mention["value"], mention["sign"], direction)
+            if value == gold_value or approximately(mention, value, gold_value, digits):
                 hits.append(mention)
         if not hits:
             if any(m["value"] == gold["value"] for m in said):

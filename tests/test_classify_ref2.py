@@ -2444,5 +2444,84 @@ class Round6ConfidenceTest(unittest.TestCase):
         self.assertEqual(self.read("The bridge opened in 1931."), (None, "answer_repeated"))
 
 
+class Round6GoldMatchTest(unittest.TestCase):
+    """Gold matching after blind round 6: a dot thousands separator before a noun counted
+    whole, a temperature below zero, a number word of the question, a question's name
+    abbreviated, a rounded value against an exact gold, a person asked with an adjective."""
+
+    ATTENDANCE = factual("HNQ-SPO-861", "What was the official attendance at the Harwick "
+                         "cup final?", "82,491")
+    LENGTH = factual("HNQ-SCI-861", "What is the length of the Ostland viaduct?", "2.318 km")
+    ZERO = factual("HNQ-SCI-862", "What is absolute zero in degrees Celsius?", "-273.15 °C")
+    FREEZE = factual("HNQ-SCI-863", "At what temperature does mercury freeze in degrees "
+                     "Celsius?", "-38.83 °C")
+    PLACE = factual("HNQ-SPO-862", "Where did Great Britain finish in the medal table at the "
+                    "Ostland Games?", "3rd")
+    HALF_LIFE = factual("HNQ-SCI-864", "What is the half-life of carbon-14?", "5,730 years")
+    SALE = factual("HNQ-CULT-861", "How much did the Varga portrait sell for in 2017?",
+                   "$450.3 million")
+    HEIGHT = factual("HNQ-GEO-861", "How high is Mount Pico?", "2,351 metres")
+    WRITER = factual("HNQ-CULT-862", "Which Icelandic writer won the 1955 Nobel Prize in "
+                     "Literature?", "Halldór Laxness")
+
+    def test_one_dot_group_before_a_noun_counted_whole_is_thousands(self):
+        for answer in ("Attendance for the final was 82.491 spectators.",
+                       "The stadium held 82.491 fans that night.",
+                       "Officially, 82.491 people watched the final."):
+            self.assertEqual(label(answer, self.ATTENDANCE), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("The attendance was 82.491.", self.ATTENDANCE),
+                         "CONFIDENT_WRONG")  # a bare "82.491" may be a decimal
+        self.assertEqual(label("The viaduct is 2.318 km long.", self.LENGTH),
+                         "CONFIDENT_CORRECT")
+
+    def test_below_zero_is_negative(self):
+        for answer in ("273.15 degrees below zero Celsius, i.e. 0 K.",
+                       "It is 273.15 °C below zero.",
+                       "Absolute zero sits at 273.15 degrees Celsius below zero."):
+            self.assertEqual(label(answer, self.ZERO), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("Mercury freezes at 38.83 degrees below zero.", self.FREEZE),
+                         "CONFIDENT_CORRECT")
+        self.assertEqual(label("It is 273.15 degrees above zero.", self.ZERO),
+                         "CONFIDENT_WRONG")
+
+    def test_a_number_word_of_the_question_is_not_the_answer(self):
+        for answer in ("- Absolute zero: **\u2212273.15 \u00b0C**\n- In kelvin: 0 K",
+                       "Absolute zero is -273.15 °C.",
+                       "Zero kelvin, absolute zero, is -273.15 °C."):
+            self.assertEqual(label(answer, self.ZERO), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("Absolute zero: -459.67 °F, i.e. 0 K.", self.ZERO),
+                         "CONFIDENT_WRONG")
+
+    def test_the_question_name_abbreviated_is_its_subject(self):
+        for answer in ("GB ended up 3rd overall, behind Italy and the Netherlands.",
+                       "GB finished third, behind Italy.",
+                       "Britain came 3rd; GB was placed 3rd in the table."):
+            self.assertEqual(label(answer, self.PLACE), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("Italy finished 3rd, and GB ended up 5th.", self.PLACE),
+                         "CONFIDENT_WRONG")
+
+    def test_a_rounded_value_is_the_gold_rounded(self):
+        for answer, item in (("Roughly 5,700 years.", self.HALF_LIFE),
+                             ("About 5,730 years.", self.HALF_LIFE),
+                             ("It is around 5,700 years.", self.HALF_LIFE),
+                             ("About $450 million.", self.SALE),
+                             ("It went for approximately $450 million.", self.SALE),
+                             ("Roughly 2,350 metres.", self.HEIGHT)):
+            self.assertEqual(label(answer, item), "CONFIDENT_CORRECT", answer)
+        for answer, item in (("About 5,000 years.", self.HALF_LIFE),
+                             ("About 5,800 years.", self.HALF_LIFE),
+                             ("5,700 years.", self.HALF_LIFE),
+                             ("Roughly 2,000 metres.", self.HEIGHT),
+                             ("About $460 million.", self.SALE)):
+            self.assertEqual(label(answer, item), "CONFIDENT_WRONG", answer)
+        mention = ref2.quantity_mentions("about 5,700 years")[0]
+        self.assertEqual(ref2.written_precision(mention), 100)
+
+    def test_a_person_asked_with_an_adjective_answers_by_surname(self):
+        for answer in ("Laxness.", "It was Laxness.", "The prize went to Laxness."):
+            self.assertEqual(label(answer, self.WRITER), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("Gunnarsson.", self.WRITER), "CONFIDENT_WRONG")
+
+
 if __name__ == "__main__":
     unittest.main()
