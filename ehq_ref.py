@@ -5753,8 +5753,11 @@ SELF_CORRECTION = deferred_pattern(
     r"made (?:a|an) (?:mistake|error)|stand corrected)|my (?:mistake|bad|error)|"
     r"scratch that|strike that|or rather)\b", re.IGNORECASE)
 PASSIVE_AGENT = deferred_pattern(r"\b(?:is|are|was|were) (?:\w+ly )?\w+ed by\b", re.IGNORECASE)
+# The summary an answer ends on, also a strong cue ("In short, ...", "To answer directly: ...").
 STRONG_ANSWER_CUE = deferred_pattern(r"\b(?:the )?(?:correct |short |final |right )?answer(?: is|:)"
-                               r"|^\W*answer\b", re.IGNORECASE)
+                               r"|^\W*answer\b|^\W*(?:so,? )?(?:to answer (?:\w+ )?\w+\W*:"
+                               r"|in short\b|in summary\b|to sum up\b|in a nutshell\b)",
+                               re.IGNORECASE)
 ANSWER_CUES = (("strong", (STRONG_ANSWER_CUE.pattern,)), ("cue", (V2_ANSWER_CUE.pattern,)),
                ("passive", (PASSIVE_AGENT.pattern,)), ("background", (BACKGROUND_CUE.pattern,)))
 # The nouns that name the slot an answer fills ("the winner was", "the author is").
@@ -6428,8 +6431,8 @@ QUESTION_KINDS = (
     ("person", r"^\W*(?:who|whom|whose)\b|\bwho (?:was|is|were|won|became|founded|directed|"
                r"wrote|led|took|discovered|invented|designed|painted|composed|built|"
                r"established|succeeded|replaced|defeated|beat|conceded|recorded|shot|scored)\b|"
-               r"\b(?:which|what) (?:[A-Z][a-z]+ )?(?:person|man|woman|player|actor|actress|"
-               r"athlete|scientist|"
+               r"\b(?:which|what) (?:[\w'-]+ )?(?:person|man|woman|player|actor|actress|athlete|"
+               r"scientist|"
                r"composer|author|writer|artist|politician|leader|president|minister|candidate|"
                r"director|architect|engineer|inventor|explorer|king|queen|emperor|ruler|"
                r"conductor|musician|singer|driver|rider|cyclist|golfer|coach|manager|chef|"
@@ -7949,6 +7952,16 @@ NAME_PARTICLES = frozenset("von van der den de da di del della le la du dos das 
                            "ten mac st".split())
 ROMAN_NUMERAL = deferred_pattern(r"^(?:i{1,3}|iv|v|vi{1,3}|ix|x{1,3}|xi{1,3}|xiv|xv)$",
                                  re.IGNORECASE)
+# Nouns of a person's relation to another: after "Gold's" they name that other person, the
+# answer ("Svoboda's predecessor, Novotný, ..."; "Dvořák's opera" is still Dvořák's).
+RELATION_NOUNS = ("predecessor successor son daughter wife husband widow widower father mother "
+                  "brother sister uncle aunt nephew niece cousin grandson granddaughter "
+                  "grandfather grandmother stepson stepdaughter stepfather stepmother heir "
+                  "pupil student protégé protege disciple apprentice assistant teacher mentor "
+                  "tutor rival opponent deputy partner spouse colleague teammate").split()
+RELATION_AFTER = deferred_pattern(
+    r"^(?P<name>(?:[\w-]+\s+){0,3}?[\w-]+)['\u2019]s\s+(?:[\w-]+\s+)?(?:" +
+    "|".join(RELATION_NOUNS) + r")(?:-in-law)?s?\b", re.IGNORECASE)
 GOLD_FILLER = frozenset("a an the of and about approximately around roughly some nearly almost "
                         "over under more than less just circa c ca estimated est total".split())
 
@@ -8378,6 +8391,14 @@ def in_another_name(form, after, gold_words):
     return stem(words[1].casefold().strip(".,;:!?")) not in gold_words
 
 
+def named_in_relation(after, gold_words):
+    """True when the gold name at the start of after owns a relation noun (RELATION_AFTER:
+    "Svoboda's predecessor", "Dvořák's son-in-law"): the person named is the other one."""
+    match = RELATION_AFTER.match(after)
+    return match is not None and all(stem(word) in gold_words
+                                     for word in folded_words(match.group("name")))
+
+
 def _match_text(reading, text, context):
     clause_words = folded_words(text)
     stems = [stem(w) for w in clause_words]
@@ -8393,6 +8414,9 @@ def _match_text(reading, text, context):
             continue
         if NEGATION_BEFORE.search(before):
             hit_why = hit_why or "gold_negated"
+            continue
+        if named_in_relation(after, reading["forms"][0].get("words", ())):
+            hit_why = hit_why or "gold_names_a_relation"
             continue
         if context.asks_winner and named_as_opponent(before, after, context):
             hit_why = hit_why or "gold_named_as_opponent"
@@ -8422,14 +8446,38 @@ WHOLE_BEFORE = deferred_pattern(r"\b(?:of|out of)(?:\s+(?:the|those|these|its|hi
                                 r"all))?\s+$", re.IGNORECASE)
 
 
+# A number said to be the exact one, after a rounded one ("just under 30 degrees: 29.76 °C
+# to be precise", "about 30, exactly 29.76").
+PRECISE_AFTER = deferred_pattern(r"^\W*(?:[^\W\d]+\W+){0,2}?(?:to be (?:precise|exact)\b|"
+                                 r"(?:precisely|exactly)\b(?!\W+[-+$\u20ac\u00a3\u00a5]?\d))",
+                                 re.IGNORECASE)
+PRECISE_BEFORE = deferred_pattern(r"\b(?:to be (?:precise|exact)|precisely|exactly)\W*$",
+                                  re.IGNORECASE)
+ROUNDED_BEFORE = deferred_pattern(r"\b(?:about|around|roughly|approximately|nearly|near|almost|"
+                                  r"close to|(?:just|a little|slightly) (?:under|over|below|"
+                                  r"above))\W+$", re.IGNORECASE)
+
+
+def is_precise_value(mention, text):
+    """True when a number is said to be the exact one (PRECISE_AFTER, PRECISE_BEFORE)."""
+    return bool(PRECISE_AFTER.match(text[mention["end"]:mention["end"] + 30]) or
+                PRECISE_BEFORE.search(text[max(0, mention["start"] - 20):mention["start"]]))
+
+
 def _primary(mentions, text):
     """Mentions that are not negated ("not 1814"), those not in a background phrase ("up
-    from X", "before X") or opening a partitive frame (PARTITIVE_BEFORE) first; of a line of
-    reasoning ("Zirconium is 40 ..., so hafnium is 72", "five tercets and a quatrain make
-    19"), those after the last conclusion word (CONCLUSION_CUE)."""
+    from X", "before X") or opening a partitive frame (PARTITIVE_BEFORE) first; of a rounded
+    number ("just under 30": ROUNDED_BEFORE) and an exact one, the exact one
+    (is_precise_value); of a line of reasoning
+    ("Zirconium is 40 ..., so hafnium is 72", "five tercets and a quatrain make 19"), those
+    after the last conclusion word (CONCLUSION_CUE)."""
     stated = [m for m in mentions if not NEGATION_BEFORE.search(text[:m["start"]])]
     primary = [m for m in stated if not BACKGROUND_BEFORE.search(text[:m["start"]]) and
                not PARTITIVE_BEFORE.match(text[:m["start"]])] or stated
+    precise = [m for m in primary if is_precise_value(m, text)]
+    if precise and any(ROUNDED_BEFORE.search(text[max(0, m["start"] - 20):m["start"]])
+                       for m in primary if m not in precise):
+        return precise
     if len(primary) > 1:
         conclusions = [match.end() for match in CONCLUSION_CUE.finditer(text)]
         if conclusions:

@@ -2523,5 +2523,64 @@ class Round6GoldMatchTest(unittest.TestCase):
         self.assertEqual(label("Gunnarsson.", self.WRITER), "CONFIDENT_WRONG")
 
 
+class Round6AnsweringClauseTest(unittest.TestCase):
+    """Round 6 (blind): a long answer's summary line answers ("In short", "To answer
+    directly:"), a question asking "which <adjective> writer" asks for a person (the surname
+    is the gold), an exact number after a rounded one is the
+    answer, and a gold name that owns a relation noun ("X's predecessor, Y") names Y."""
+
+    WRITER = factual("HNQ-CULT-901", "Which Faroese poet won the 1961 Vetrar Prize?",
+                     "Jóannes Dalsgaard", ("Joannes Dalsgaard",))
+    RIDER = factual("HNQ-SPO-901", "Who was the first Latvian rider to win the Vuelta?",
+                    "Ivars Kalniņš", ("Ivars Kalnins",))
+    MELT = factual("HNQ-SCI-901", "What is the melting point of caesium in degrees Celsius?",
+                   "28.5 °C", ("28.5",))
+    ELECTED = factual("HNQ-HIST-901", "Who was elected President of Moravia in May 1931?",
+                      "Karel Hrubý")
+
+    def test_the_summary_line_of_a_long_answer_answers(self):
+        answer = ("Latvia had strong climbers for years, and the 1994 Vuelta was their moment.\n\n"
+                  "For two weeks it looked as if Janis Ozols would be the first Latvian winner. "
+                  "He led into the final mountain stage.\n\nIt was Ivars Kalniņš who overtook "
+                  "him on the last climb.\n\nTo answer plainly: the first Latvian Vuelta "
+                  "winner was Kalniņš, in 1994.")
+        self.assertEqual(label(answer, self.RIDER), "CONFIDENT_CORRECT")
+        answer = ("Caesium is a soft, golden alkali metal that reacts violently with water.\n\n"
+                  "It melts at 28.5 °C, so it is liquid on a warm day; rubidium melts at 39 °C."
+                  "\n\nIn summary, caesium turns liquid at a little under 30 degrees: "
+                  "28.5 °C exactly.")
+        self.assertEqual(label(answer, self.MELT), "CONFIDENT_CORRECT")
+        answer = ("The Faroe Islands have a lively tradition of ballads.\n\nThe 1961 Vetrar "
+                  "Prize went to Jóannes Dalsgaard for his sea poems. He remained its only "
+                  "Faroese winner for decades.\n\nIn short, the winner was Dalsgaard.")
+        self.assertEqual(label(answer, self.WRITER), "CONFIDENT_CORRECT")
+        self.assertEqual(label("Dalsgaard.", self.WRITER), "CONFIDENT_CORRECT")
+        # near-miss: the summary gives another name, the right one stays background
+        answer = ("The 1961 Vetrar Prize went to Jóannes Dalsgaard, some say.\n\nIn short, "
+                  "the winner was Olavur Hansen.")
+        self.assertEqual(label(answer, self.WRITER), "CONFIDENT_WRONG")
+
+    def test_the_exact_number_after_a_rounded_one(self):
+        for answer in ("Caesium melts just under 30 degrees: 28.5 °C to be precise.",
+                       "It melts at about 30 °C, precisely 28.5 °C."):
+            self.assertEqual(label(answer, self.MELT), "CONFIDENT_CORRECT", answer)
+        self.assertEqual(label("Caesium melts near 28.5 °C: 29.1 °C to be exact.", self.MELT),
+                         "CONFIDENT_WRONG")
+
+    def test_a_gold_that_owns_a_relation_noun_names_another_person(self):
+        for answer in ("Karel Hrubý's predecessor, Jan Malý, was the one elected in May 1931.",
+                       "Hrubý's son-in-law Petr Vlk was elected President of Moravia.",
+                       "It was Karel Hrubý’s longtime rival, Emil Kos, who won in May 1931.",
+                       "Hrubý's former pupil Ota Lis was elected."):
+            self.assertEqual(label(answer, self.ELECTED), "CONFIDENT_WRONG", answer)
+        self.assertEqual(label("Dvořák's son-in-law Josef Suk wrote Jakobín.", HNQ_COMPOSER),
+                         "CONFIDENT_WRONG")
+        # near-misses: the gold's own work, or another person's relation to the gold
+        self.assertEqual(label("Antonín Dvořák's opera Jakobín was his own work.", HNQ_COMPOSER),
+                         "CONFIDENT_CORRECT")
+        self.assertEqual(label("Karel Hrubý, Jan Malý's successor, was elected in May 1931.",
+                               self.ELECTED), "CONFIDENT_CORRECT")
+
+
 if __name__ == "__main__":
     unittest.main()
