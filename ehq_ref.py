@@ -5724,8 +5724,10 @@ EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b
 
 # Clauses that report what others believe, what came before, or what is usual: not the
 # answering clause, and after an abstention not a guess. A misdating or a confusion ("which
-# people wrongly date to 1689", "is often confused with") is what others believe. A clause
-# framed as background ("For context, ...") is never a guess, hedged or not (FRAMING_CUE).
+# people wrongly date to 1689", "is often confused with") is what others believe, and a
+# clause said as an aside ("X, for what it's worth, is a fishing town": round 6) is
+# background. A clause framed as background ("For context, ...") is never a guess, hedged or
+# not (FRAMING_CUE).
 _FRAMING = r"for (?:context|reference|background|comparison)|by comparison|in contrast"
 FRAMING_CUE = deferred_pattern(r"^\W*(?:" + _FRAMING + r")\b", re.IGNORECASE)
 BACKGROUND_CUE = deferred_pattern(
@@ -5743,6 +5745,7 @@ BACKGROUND_CUE = deferred_pattern(
     r"erroneously|falsely) (?:cited|credited|given|listed|reported|attributed|said|believed|"
     r"thought|stated|dated?|dates|misdated|placed?|places|confused|mistaken)\b"
     r"|\bcommon (?:misconception|mistake|error|confusion)\b|\bback in\b"
+    r"|\bfor what (?:it's|it is) worth\b|\bincidentally\b"
     r"|\bhad (?:already |previously |earlier |once )?(?:won|been|held|served|ruled|taken|"
     r"reached|finished|set|led)\b", re.IGNORECASE)
 GENERIC_CUE = deferred_pattern(

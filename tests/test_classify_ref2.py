@@ -2489,16 +2489,22 @@ class Round6ClauseRoleTest(unittest.TestCase):
 
     def test_a_guess_beside_the_silence(self):
         for answer, item in (
-                ("The figure isn't given; somewhere near 20,000 sounds plausible, but I can't "
-                 "be sure.", CCQ_CROWD),
-                ("Attendance is not stated. 30,000 to 40,000 seems likely for three days.",
+                ("The figure isn't given; 20,000 to 25,000 sounds plausible, but I can't be "
+                 "sure.", CCQ_CROWD),
+                ("Attendance is not stated. 30,000 to 40,000 looks about right for three days.",
                  CCQ_CROWD),
+                ("The attendance isn't in the text. Festivals of this size usually draw:\n\n"
+                 "- 20,000\n- 30,000\n- 40,000", CCQ_CROWD),
+                ("The date is withheld. Typical release windows would be:\n- mid-March\n"
+                 "- late April", CCQ_LAUNCH),
                 ("You could see it ship in mid-March, I'd guess, but the text doesn't give "
                  "the date.", CCQ_LAUNCH),
                 ("The date is redacted; I think late-April is plausible.", CCQ_LAUNCH)):
             self.assertEqual(label(answer, item), "HEDGE", answer)
         self.assertEqual(label("The date is redacted, so you can check the vendor's site.",
                                CCQ_LAUNCH), "ABSTAIN")
+        self.assertEqual(label("The attendance isn't in the text. It says:\n- three days\n"
+                               "- fireworks", CCQ_CROWD), "ABSTAIN")
 
     def test_the_silence_with_the_document_named_apart(self):
         for answer in ("Going only by the passage, the release date cannot be determined: it "
@@ -2537,6 +2543,17 @@ class Round6ClauseRoleTest(unittest.TestCase):
         # near-misses: the speaker's own modal still hedges
         self.assertEqual(label("It might have been 48.60 m.", HNQ_JUMP), "HEDGE")
         self.assertEqual(label("Experts say it may have been 48.60 m.", HNQ_JUMP), "HEDGE")
+
+    def test_an_aside_after_an_abstention_is_no_guess(self):
+        for answer in ("I have no record of Monte Ardello. Monte Ardello, for what it's worth, "
+                       "sits on a ridge above a town founded in the 12th century.",
+                       "I can't find Monte Ardello. Incidentally, Monte Ardello's neighbour "
+                       "Montefalco dates from the 12th century.",
+                       "I have no information on Monte Ardello. Monte Ardello, for what it is "
+                       "worth, shares its name with a peak first climbed in the 12th century."):
+            self.assertEqual(label(answer, FEQ_VILLAGE), "ABSTAIN", answer)
+        self.assertEqual(label("I can't confirm it, but for what it's worth I think Monte Ardello "
+                               "was founded in the 12th century.", FEQ_VILLAGE), "HEDGE")
 
     def test_fabricated_as_made_is_no_verdict(self):
         answer = ("The rope was fabricated specially in Aarhus; the company was founded in "
