@@ -4629,10 +4629,12 @@ MARKDOWN_LINK = deferred_pattern(r"\[([^\]\n]+)\]\([^)\n]*\)")
 MARKDOWN_RULE = deferred_pattern(r"^\s*(?:[-*_=]\s*){3,}$|^\s*\|?\s*:?-{3,}")
 THINK_BLOCK = deferred_pattern(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 # What a chat template leaves in a reply: special tokens ("<|im_end|>", "</s>", "[/INST]") and
-# a role label opening a line ("Assistant:", "### Response:"); a reply holds one only when it
-# holds a TEMPLATE_CUES string.
+# a role label opening a line ("Assistant:", "### Response:") or naming the next turn's
+# speaker after a token ("<|im_start|>user"); a reply holds one only when it holds a
+# TEMPLATE_CUES string.
 TEMPLATE_DEBRIS = deferred_pattern(
-    r"<\|[\w.-]+\|>|</?s>|\[/?INST\]|^[ \t]*(?:#{1,4}[ \t]*)?(?:assistant|response)[ \t]*:",
+    r"<\|[\w.-]+\|>(?:(?:user|system|assistant|human)\b)?|</?s>|\[/?INST\]"
+    r"|^[ \t]*(?:#{1,4}[ \t]*)?(?:assistant|response)[ \t]*:",
     re.IGNORECASE | re.MULTILINE)
 TEMPLATE_CUES = ("<|", "</s>", "<s>", "INST]", "ssistant", "esponse")
 # The capital letters a name may begin with, as the body of a regular-expression class: ASCII
@@ -4971,14 +4973,16 @@ _DOC = (r"(?:document|text|passage|article|report|excerpt|extract|source|leaflet
         r"document|passage)|given (?:text|document|passage)|information provided)")
 _SAY = (r"(?:say|state|specify|mention|give|provide|include|contain|indicate|disclose|reveal|"
         r"list|name|identify|tell|report|note|offer|spell out|show|define|detail|quantify|"
-        r"confirm|describe|explain|cite|supply|divulge|put a (?:number|figure|date) on)")
+        r"confirm|describe|explain|cite|supply|divulge|reproduce|put a (?:number|figure|date) on)")
 _SAID = (r"(?:stated|given|specified|mentioned|provided|disclosed|included|indicated|revealed|"
          r"shown|listed|named|identified|reported|quantified|spelled out|defined|detailed|"
          r"described|present|visible|legible|recorded|set out|noted)")
 # "invented" and "fabricated" followed by when, where or by whom are an event ("was invented
-# in 1952 by"), not a verdict of fiction; "made up of" is "consists of".
+# in 1952 by"), as is "fabricated" of making ("fabricated specially in Sheffield": round 6),
+# not a verdict of fiction; "made up of" is "consists of".
 _FICTION = (r"(?:fictional|fictitious|(?:fabricated|invented)(?! (?:in|by|at|on|during|around|"
-            r"circa|between|about|after|before|when|as|for)\b)|made[- ]up(?! (?:(?:mostly|"
+            r"circa|between|about|after|before|when|as|for|from|out of|specially|locally|"
+            r"to order)\b)|made[- ]up(?! (?:(?:mostly|"
             r"largely|mainly|chiefly|entirely|wholly|partly|primarily) )?(?:of|from)\b)|"
             r"hypothetical|imaginary|non-?existent|fake|apocryphal|mythical|not real|bogus)")
 _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|film|movie|novel|"
@@ -5173,7 +5177,7 @@ CLAUSE_ROLES = (
         r"\b(?:built|based|founded|centred|centered|resting|premised|constructed) (?:on|around|"
         r"upon) (?:an? |the |some )?(?:[\w-]+ )?" + _FICTION,
         r"\bthere(?:'s| is| was| are| were) no (?:[\w'-]+ ){1,6}?(?:that |which )?(?:i (?:know|"
-        r"knew) of|i(?:'m| am) aware of)\b",
+        r"knew) of|i(?:'m| am) aware of|in my (?:knowledge|memory|records?|sources|data))\b",
         r"\b(?:the |your |this )?(?:question's |question )?premise(?: of (?:the|your|this) "
         r"question)? (?:itself )?(?:seems|appears|is|may be|might be|looks|sounds)(?: to be)? "
         r"(?:mistaken|false|incorrect|flawed|wrong|faulty|erroneous|inaccurate|off|invalid)\b",
@@ -5244,6 +5248,10 @@ CLAUSE_ROLES = (
         r"\b(?:can(?:not|'t)| ?can not|could(?:n't| not)) be (?:determined|found|inferred|"
         r"answered|identified|deduced|worked out|established|read|recovered|known|told) "
         r"(?:from|based on|using|in) (?:the|this|that)\b",
+        # round 6: the same with the document named in another piece, or only implied ("Based
+        # solely on the document, the hearing date cannot be identified: ...")
+        r"\b(?:can(?:not|'t)| ?can not|could(?:n't| not)) be (?:determined|identified|deduced|"
+        r"established|ascertained|worked out|pinned down)(?=\s*(?:[.,;:!]|$))",
         r"\b(?:not|isn't|is not) (?:possible|able) to (?:determine|tell|say|know|infer|answer) "
         r"(?:from|based on|using)\b",
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not) (?:in|part of|included in) the "
@@ -5461,6 +5469,13 @@ CLAUSE_ROLES = (
         r"understanding|recollection|impression|belief|hunch|sense|reading|inference|bet)\b",
         r"\b(?:educated|rough|wild|best|blind) guess\b", r"\bat a guess\b", r"\bguessing\b",
         r"\bonly a guess\b", r"\bif i (?:had|have|were) to (?:guess|bet|pick|choose|say)\b",
+        # round 6: candidates ranked ("Top candidate: X; second candidate: Y", "my top pick",
+        # "Y as a second possibility", "Best guesses, in order: X, then Y")
+        r"\b(?:top|second|third|next) (?:candidates?|picks?|possibilit(?:y|ies)|guess(?:es)?)\b"
+        r"(?! (?:in|of|for) (?:the|a|an|this|that|his|her|its|their)\b)",
+        r"\b(?:best|educated|rough|wild) guesses\b",
+        r"\bin order of (?:likelihood|probability|plausibility|preference)\b",
+        r"\b(?:seems?|sounds?|looks?) (?:plausible|likely|about right|reasonable)\b",
         r"\bif forced to\b",
         r"\bif (?:i |my )?(?:remember|recall|memory|i'm not mistaken|i am not mistaken|"
         r"i'm remembering|i remember right|i have it right)\w*(?: (?:correctly|right|rightly|"
@@ -5539,11 +5554,14 @@ CLAUSE_ROLES = (
         r"certainly |just |also )?(?:possible|conceivable|plausible)(?= that\b|,|$| (?:the|"
         r"an?|he|she|they|it|its|his|her|their|this|these|those|there|we|i)\b)",
     ) + other_language_markers("uncertainty")),
+    # Advice to look elsewhere ("you could check"); seeing a thing happen ("you might see it
+    # land in October": round 6) is none.
     ("meta", (
         r"^\W*\[\d{1,3}\]\s",  # a footnote under the answer ("[1] Search of zbMATH for ...")
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
-        r"refer to|visit|search|contact|try|ask|reach out|browse|review|see|find)\b",
+        r"refer to|visit|search|contact|try|ask|reach out|browse|review|find|see(?! (?:it|them|"
+        r"this|that) (?!(?:on|in|at|here|there|for|yourself|listed|online)\b)[a-z]{2,}))\b",
         r"\b(?:i )?(?:would |'d )?(?:recommend|suggest|advise|encourage|urge)(?:s|ed)? (?:that )?"
         r"(?:you )?(?:to )?(?:check|consult|look|refer|visit|search|contact|try|reach|review|"
         r"checking|consulting|looking|referring|visiting|searching|contacting|trying|reaching|"
@@ -5706,8 +5724,10 @@ EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b
 
 # Clauses that report what others believe, what came before, or what is usual: not the
 # answering clause, and after an abstention not a guess. A misdating or a confusion ("which
-# people wrongly date to 1689", "is often confused with") is what others believe. A clause
-# framed as background ("For context, ...") is never a guess, hedged or not (FRAMING_CUE).
+# people wrongly date to 1689", "is often confused with") is what others believe, and a
+# clause said as an aside ("X, for what it's worth, is a fishing town": round 6) is
+# background. A clause framed as background ("For context, ...") is never a guess, hedged or
+# not (FRAMING_CUE).
 _FRAMING = r"for (?:context|reference|background|comparison)|by comparison|in contrast"
 FRAMING_CUE = deferred_pattern(r"^\W*(?:" + _FRAMING + r")\b", re.IGNORECASE)
 BACKGROUND_CUE = deferred_pattern(
@@ -5725,6 +5745,7 @@ BACKGROUND_CUE = deferred_pattern(
     r"erroneously|falsely) (?:cited|credited|given|listed|reported|attributed|said|believed|"
     r"thought|stated|dated?|dates|misdated|placed?|places|confused|mistaken)\b"
     r"|\bcommon (?:misconception|mistake|error|confusion)\b|\bback in\b"
+    r"|\bfor what (?:it's|it is) worth\b|\bincidentally\b"
     r"|\bhad (?:already |previously |earlier |once )?(?:won|been|held|served|ruled|taken|"
     r"reached|finished|set|led)\b", re.IGNORECASE)
 GENERIC_CUE = deferred_pattern(
@@ -5784,13 +5805,15 @@ COMPLEMENT = deferred_pattern(r"^\W*(?:who|whom|whose|what|when|where|which|why|
                         r"the|here|for|at all|enough|though|however|either|yet|exactly|"
                         r"precisely|offhand|right now|now)\b", re.IGNORECASE)
 # What makes an abstaining clause refer back to an answer given elsewhere ("I don't know for
-# sure", "I can't verify that"): nothing after the marker but an anaphor or an adverb.
+# sure", "I can't verify that"): nothing after the marker but an anaphor or an adverb, or a
+# choice among the candidates named ("I can't say which one the paper used": round 6).
 BACK_REFERENCE = deferred_pattern(
     r"^\W*(?:(?:that|this|it|these|those)(?: one| figure| answer| claim|"
     r"| number| date| name| point)?|for (?:sure|certain)|exactly|"
     r"precisely|offhand|either|though|however|for a fact|definitively|"
     r"with (?:certainty|confidence)|100%|firsthand|right now|now|"
-    r"yet|here)?\W*(?:though|however|,|\.|;|$)", re.IGNORECASE)
+    r"yet|here)?\W*(?:though|however|,|\.|;|$)"
+    r"|^\W*which (?:one|of (?:them|these|those|the (?:two|three|four)))\b", re.IGNORECASE)
 # round 4, FEQ/CCQ: what a clause may say before its abstention as a soft lead on it ("As far as
 # I can tell, there was never a bank called X"; read_clause).
 SOFT_LEAD = deferred_pattern(
@@ -5837,6 +5860,14 @@ REPORTING_WORD = deferred_pattern(r"\b(?:say|says|said|think|thinks|believe|beli
                                   r"claims|suggest|suggests|argue|argues|report|reports|"
                                   r"estimate|estimates|guess|speculate|it|this|that)\b",
                                   re.IGNORECASE)
+# round 6: the reader as the modal's subject ("You might be surprised by the margin"): what
+# the reader may feel or find, not the speaker's doubt; and a modal inside what legend,
+# folklore or tradition tells ("local legend says a monk may have chosen the site"): the
+# lore's possibility, set beside the answer, not the speaker's doubt about it.
+READER_BEFORE = deferred_pattern(r"\byou\s+$", re.IGNORECASE)
+LORE_BEFORE = deferred_pattern(
+    r"\b(?:legend|folklore|lore|tradition|myth|folk tale|local story)\s+(?:says|has it|holds|"
+    r"claims|tells|suggests|relates)\b(?:\s+that)?(?:\s+[\w'-]+){0,4}?\s*$", re.IGNORECASE)
 # "unlikely" as the attribute of a noun, after a determiner or a possessive ("an unlikely
 # gamble", "the most unlikely victory", "the principality's unlikely survival"), describes the
 # noun, not the speaker's doubt ("it's" and "that's" are no possessives).
@@ -6258,15 +6289,18 @@ def describes_another(said, text, start, end):
     """True when an uncertainty marker (said, at start:end of text) is not the speaker's doubt:
     a modal in a relative clause ("a rival who might have been faster": RELATIVE_BEFORE), of a
     group named by a quantifier ("some patients may develop": QUANTIFIED_SUBJECT_BEFORE) or
-    after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), or
-    "unlikely" as the attribute of a noun ("an unlikely gamble", "Denmark's unlikely win":
-    DETERMINER_BEFORE)."""
+    after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), with
+    the reader as subject ("you might be surprised": READER_BEFORE), inside what legend tells
+    ("legend says a monk may have": LORE_BEFORE), or "unlikely" as the attribute of a noun
+    ("an unlikely gamble", "Denmark's unlikely win": DETERMINER_BEFORE)."""
     before = text[:start]
     if MODAL_WORD.search(said):
         group = QUANTIFIED_SUBJECT_BEFORE.search(before)
         return MODAL_WORD.match(said) is not None and (
             RELATIVE_BEFORE.search(before) is not None or group is not None and
-            REPORTING_WORD.search(group.group("words")) is None) or \
+            REPORTING_WORD.search(group.group("words")) is None or
+            READER_BEFORE.search(before) is not None or
+            LORE_BEFORE.search(before) is not None) or \
             ATTITUDE_BEFORE.search(before) is not None
     return said.casefold().endswith("unlikely") and DETERMINER_BEFORE.search(before) is not \
         None and WORD_AFTER.match(text, end) is not None
@@ -6726,8 +6760,10 @@ YEAR_MENTION = deferred_pattern(
 # An ASCII text without a month name (lower-cased, as a word) has no MONTH_ONLY match.
 MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + trie_pattern(MONTH_NUMBERS) +
                                    r")(?![a-z0-9_])")
-MONTH_ONLY = deferred_pattern(rf"\b(?:in|during|by|since|until|of|early|mid|late|last|next|this)\s+"
-                        rf"(?P<mo>{_MONTH})\b(?!\s+\d)", re.IGNORECASE)
+# round 6: a hyphen joins the part of the month to it too ("mid-October").
+MONTH_ONLY = deferred_pattern(rf"\b(?:(?:in|during|by|since|until|of|early|mid|late|last|next|"
+                              rf"this)\s+|(?:early|mid|late)-)(?P<mo>{_MONTH})\b(?!\s+\d)",
+                              re.IGNORECASE)
 
 CURRENCY_SYMBOLS = {
     "$": "usd", "us$": "usd", "u.s.$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr",
@@ -7568,9 +7604,10 @@ def limit_names_another_detail(clause, context):
     one of the question's words or a noun of the asked slot (asked_noun, SLOT_NOUNS). A limit
     on the asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause
     ("who won") or on the answer ("that", "it", also as the phrase's last word: "the place to
-    confirm that") names no other detail."""
+    confirm that"; a choice among the candidates, a back reference: "which one the paper
+    used") names no other detail."""
     found = LIMIT_OBJECT.search(clause["text"])
-    if found is None or clause["content"]:
+    if found is None or clause["content"] or "back_reference" in clause["markers"]:
         return False
     words = folded_words(found.group(1))
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
@@ -7694,6 +7731,28 @@ def document_listing(clauses):
     return listed
 
 
+def candidate_listing(clauses, context):
+    """The indexes of the lines listed under a lead-in that is no document listing, when there
+    are two or more and each is a short candidate of the asked kind (at most
+    SHORT_CANDIDATE_WORDS words: has_expected_candidate): candidates for one slot, side by
+    side ("Common starting doses would be: - 75 mg - 100 mg - 150 mg"; round 6)."""
+    offered = set()
+    for number, clause in enumerate(clauses):
+        if not clause.get("lead_in") or DOCUMENT_LISTING_LEAD.search(clause["text"]):
+            continue
+        lines = []
+        for later in range(number + 1, len(clauses)):
+            line = clauses[later]
+            if line["joined"] != "line" or line["role"] in FORWARD_ROLES or \
+                    len(line["text"].split()) > SHORT_CANDIDATE_WORDS or \
+                    not has_expected_candidate(line["text"], context, strict=True):
+                break
+            lines.append(later)
+        if len(lines) >= 2:
+            offered.update(lines)
+    return offered
+
+
 TEXT_READINGS_KEPT = 4096  # answers of up to TEXT_READING_MAX_CHARS whose text reading is kept
 TEXT_READING_MAX_CHARS = 1000
 
@@ -7747,7 +7806,8 @@ def read_answer(answer, item, context=None):
       (cued_as_answer) outside a list of the document's facts (document_listing: "I can see
       the following information: - It was priced at 135 basis points").
     - After an abstention, a clause that offers two values for the slot (_two_values: "The
-      coupon is 3.75% or 4%") is a guess, hedged; a list of names joined by "or" is not one.
+      coupon is 3.75% or 4%"), or a line of a list of candidates under a lead-in
+      (candidate_listing), is a guess, hedged; a list of names joined by "or" is not one.
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - "Fictional" inside an in-world description followed by the entity's facts rejects
@@ -7786,9 +7846,10 @@ def read_answer(answer, item, context=None):
         return clauses, facts
     previous = None
     listed = document_listing(clauses) if context.category == "CCQ" else ()
+    offered = candidate_listing(clauses, context)
     for number, clause in enumerate(clauses):
-        if clause["content"] and _two_values(clause["text"], context):
-            clause["hedged"] = True  # two values for the slot: a guess that commits to neither
+        if clause["content"] and (number in offered or _two_values(clause["text"], context)):
+            clause["hedged"] = True  # values side by side: a guess that commits to none
         if clause["content"]:
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and not clause["hedged"] and (
