@@ -6846,7 +6846,8 @@ BELOW_ZERO_AFTER = deferred_pattern(r"(?:\s*(?:°\s*[CF]?|degrees?)(?:\s+(?:cels
 WHOLE_COUNT_AFTER = deferred_pattern(
     r"\s+(?:people|persons|spectators|fans|visitors|attendees|residents|inhabitants|deaths|"
     r"casualties|victims|voters|votes|participants|runners|soldiers|troops|workers|employees|"
-    r"students|members|refugees|patients|children|adults|tickets|copies)\b",
+    r"students|members|refugees|patients|children|adults|tickets|copies|passengers|"
+    r"travell?ers|pilgrims|guests|seats|vehicles|cars|flights|households|homes|jobs)\b",
     re.IGNORECASE)
 SCORE_MENTION = deferred_pattern(r"(?<![\w.,-])(\d{1,3})\s*(?:-|\u2013|:|to)\s*(\d{1,3})"
                            r"(?![\w]|[.,]\d|-\d)")

@@ -1521,12 +1521,14 @@ class Round4GoldMatchTest(unittest.TestCase):
              "CONFIDENT_WRONG")))
         self.assertEqual(ref2.quantity_mentions("a fee of \u20ac1.250.000")[0]["value"],
                          1250000)
-        # one dot group in English is a decimal: "2.318" is not 2,318
-        self.assertEqual(ref2.quantity_mentions("2.318 passengers")[0]["value"],
+        # one dot group in English is a decimal ("a ratio of 2.318"), unless what it counts
+        # comes whole (round 6: "82.491 spectators"): 2.318 passengers are 2,318
+        self.assertEqual(ref2.quantity_mentions("a ratio of 2.318")[0]["value"],
                          ref2.decimal.Decimal("2.318"))
+        self.assertEqual(ref2.quantity_mentions("2.318 passengers")[0]["value"], 2318)
         self.assertEqual(label("It was 2.318 passengers.", factual(
             "PCQ-TRA-952", "How many passengers used the Kessvik ferry in 2025?", "2,318",
-            category="PCQ")), "CONFIDENT_WRONG")
+            category="PCQ")), "CONFIDENT_CORRECT")
 
     def test_a_fraction_of_a_unit_in_words(self):
         self.assert_labels((
