@@ -9096,6 +9096,10 @@ def _number_parts(table):
 
 
 OTHER_NUMBER_PART_VALUES = _number_parts(OTHER_NUMBER_PARTS)
+# a word that starts with a part of three letters or more (every number word of the table
+# does): a reply without one has no number word of another language (a quick test)
+OTHER_NUMBER_START = deferred_pattern(r"(?<![^\W\d_])(?:" + trie_pattern(
+    {part for part in OTHER_NUMBER_PART_VALUES if len(part) >= 3}) + ")", re.IGNORECASE)
 OTHER_NUMBER_WORD = deferred_pattern(
     r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)*(?:\s+(?:y|e|et|und)\s+[^\W\d_]+)?(?![^\W\d_])")
 
@@ -9123,6 +9127,8 @@ def other_number_words(reply):
     """(start, end) of every number word of another language in a reply (other_number_value):
     a word, or two joined by "y", "e", "et" or "und" when they read as one number."""
     spans = []
+    if not OTHER_NUMBER_START.search(reply):
+        return spans
     for match in OTHER_NUMBER_WORD.finditer(reply):
         word = match.group(0)
         if other_number_value(word) is not None:

@@ -1,9 +1,9 @@
 """The development corpus: realistic answers and confidence replies with careful labels.
 
-tests/corpus holds 2,840 answers (327 phrasing families, all four categories, 449 fixture
-items in the EHQ-3000 schema) and 1,369 confidence replies (134 families), each with its label
-or value and a one-line rationale. Rounds 2 to 5 (answers_round2-5.json,
-confidence_round2-5.json) were written blind, by sessions that never saw the classifier, and
+tests/corpus holds 3,276 answers (384 phrasing families, all four categories, 537 fixture
+items in the EHQ-3000 schema) and 1,591 confidence replies (158 families), each with its label
+or value and a one-line rationale. Rounds 2 to 6 (answers_round2-6.json,
+confidence_round2-6.json) were written blind, by sessions that never saw the classifier, and
 first read as held-out sets;
 their misses then shaped ehq_ref-2. Agreement is reported per family and per category for every
 classifier (set EHQ_REF_CORPUS_REPORT=1 to print it); ehq_ref-2 must agree on >= 98% of the
