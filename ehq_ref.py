@@ -5205,6 +5205,12 @@ CLAUSE_ROLES = (
         r"\bthere (?:(?:is|was|are|were|has|have|had)(?: been)? never|never (?:was|were|has "
         r"been|have been|existed))(?: been)? (?:(?:an?|any) (?:[\w'-]+ ){0,6}?" + _NAMED
         + r"|(?:any )?such)\b",
+        # round 7: doubt that the entity exists at all ("I'm not sure X is a validly described
+        # species at all", "I'm not certain X even exists") rejects the premise
+        r"\b(?:i(?:'m| am) )?not (?:\w+ )?(?:sure|certain|convinced) (?:that )?"
+        r"(?:[\w'-]+ ){1,6}?(?:(?:is|was|are|were) (?:an? |any )?(?:\w+ly )?(?:real|valid|"
+        r"genuine|recogni[sz]ed|described|documented|attested|established|existing)\b"
+        r"|(?:even |really |actually )?(?:exists?|existed)\b)",
     ) + other_language_markers("premise_rejection")),
     ("document_silence", (
         r"\b(?:does|did|do)(?: not|n't|nt) (?:explicitly |directly |actually |clearly |"
@@ -5381,8 +5387,8 @@ CLAUSE_ROLES = (
         r"\b(?:not|isn't|is not|wasn't|was not|aren't|are not|never) (?:been )?(?:listed|found|"
         r"recorded|documented|mentioned|included|registered|indexed|covered|reported|"
         r"catalogued|cataloged|attested)(?: (?:in|on|among|by|anywhere))?\b",
-        r"\b(?:isn't|is not|wasn't|was not) in (?:any|the) (?:sources?|records?|databases?|"
-        r"registers?|catalogues?|lists?|gazetteers?|archives?)\b",
+        r"\b(?:isn't|is not|wasn't|was not) in (?:any|the)(?: [\w-]+){0,2}? (?:sources?|records?|"
+        r"databases?|registers?|catalogues?|lists?|gazetteers?|archives?)\b",
         r"\b(?:searches?|records?|sources?|databases?|registries|registers|archives) "
         r"(?:return|returned|turn up|turned up|show|showed|yield|yielded|contain|contained|"
         r"reveal|revealed|have|had|give|gave) (?:no|nothing)\b",
@@ -5622,6 +5628,12 @@ CLAUSE_ROLES = (
         r"the question of)\b",
         r"^\W*(?:regarding|as for|concerning|about) (?:the|your|this)\b",
         r"\bas an ai(?: language model)?\b",
+        # round 7: having read the document shared ("I've reviewed the lease excerpt you
+        # shared") reports what I did, not what the document says
+        r"^\W*i(?:'ve| have)? (?:now |carefully )?(?:reviewed|read(?: through| over)?|looked "
+        r"(?:at|over|through)|gone (?:through|over)|checked|examined) (?:the|your) (?:[\w-]+ )"
+        r"{0,3}?" + _DOC + r"(?: (?:that )?you (?:shared|sent|provided|attached|uploaded|"
+        r"pasted|gave(?: me)?))?\W*$",
     )),
 )
 DISPLAY_ROLE = {"doubt": "uncertainty", "impersonal_limit": "knowledge_limit"}
@@ -5814,6 +5826,14 @@ BACK_REFERENCE = deferred_pattern(
     r"with (?:certainty|confidence)|100%|firsthand|right now|now|"
     r"yet|here)?\W*(?:though|however|,|\.|;|$)"
     r"|^\W*which (?:one|of (?:them|these|those|the (?:two|three|four)))\b", re.IGNORECASE)
+# round 7: a hedge that only refers back ("it might be that", "so it may well be that",
+# "perhaps that one"): it makes the clause before it a hedged guess, even one said as what
+# is usual ("LFP batteries are commonly rated at 6,000 cycles - it might be that").
+HEDGED_BACK_REFERENCE = deferred_pattern(
+    r"^\W*(?:(?:so|and|but)\W+)?(?:(?:it|that|this)(?: one)? (?:may|might|could)(?: well| "
+    r"perhaps| possibly)? be(?: (?:that|it|the one|so|right|the (?:figure|answer|value)))?"
+    r"|(?:perhaps|maybe|possibly|probably) (?:that|so|that one|it is that))\W*$",
+    re.IGNORECASE)
 # round 4, FEQ/CCQ: what a clause may say before its abstention as a soft lead on it ("As far as
 # I can tell, there was never a bank called X"; read_clause).
 SOFT_LEAD = deferred_pattern(
@@ -5875,6 +5895,17 @@ DETERMINER_BEFORE = deferred_pattern(
     r"\b(?:an?|the|this|that|its|his|her|their|our|your|my|such an?|(?!(?:it|that|he|she|"
     r"there|what|who|here|where|this|let|one)'s\b)[\w-]+'s|[\w-]+s')\s+$", re.IGNORECASE)
 WORD_AFTER = deferred_pattern(r"\s+[^\W\d_]")
+# round 7: a modal whose predicate holds a season, the weather or another recurring
+# circumstance ("the pass may be closed in winter due to snow", "roads might be shut after
+# heavy rain"): what happens to the thing at times, not the speaker's doubt about the answer.
+CIRCUMSTANCE_AFTER = deferred_pattern(
+    r"(?:\s+[\w'-]+){0,6}?\s+(?:(?:in|during|over|through) (?:the )?(?:[\w-]+ ){0,2}?"
+    r"(?:winter|summer|spring|autumn|wet season|dry season|rainy season|monsoon|off-season|"
+    r"high season|holidays?|storms?|floods?|winter months|summer months|night)s?"
+    r"|(?:after|following|in) (?:heavy |strong |high )?(?:rain|rainfall|snow|snowfall|storms?|"
+    r"winds?|floods?|flooding)|due to (?:the )?(?:heavy )?(?:snow|ice|weather|flooding|storms?|"
+    r"winds?|rain|maintenance|roadworks|avalanches?)|at night|in bad weather|seasonally)\b",
+    re.IGNORECASE)
 
 
 # --- Scanning a lexicon fast -----------------------------------------------------------------
@@ -6291,7 +6322,8 @@ def describes_another(said, text, start, end):
     group named by a quantifier ("some patients may develop": QUANTIFIED_SUBJECT_BEFORE) or
     after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), with
     the reader as subject ("you might be surprised": READER_BEFORE), inside what legend tells
-    ("legend says a monk may have": LORE_BEFORE), or "unlikely" as the attribute of a noun
+    ("legend says a monk may have": LORE_BEFORE), of a recurring circumstance ("the pass may
+    be closed in winter": CIRCUMSTANCE_AFTER), or "unlikely" as the attribute of a noun
     ("an unlikely gamble", "Denmark's unlikely win": DETERMINER_BEFORE)."""
     before = text[:start]
     if MODAL_WORD.search(said):
@@ -6300,7 +6332,8 @@ def describes_another(said, text, start, end):
             RELATIVE_BEFORE.search(before) is not None or group is not None and
             REPORTING_WORD.search(group.group("words")) is None or
             READER_BEFORE.search(before) is not None or
-            LORE_BEFORE.search(before) is not None) or \
+            LORE_BEFORE.search(before) is not None or
+            CIRCUMSTANCE_AFTER.match(text, end) is not None) or \
             ATTITUDE_BEFORE.search(before) is not None
     return said.casefold().endswith("unlikely") and DETERMINER_BEFORE.search(before) is not \
         None and WORD_AFTER.match(text, end) is not None
@@ -7031,7 +7064,7 @@ class AnswerContext:
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner", "asked", "months")
+                 "asks_winner", "asked", "months", "numbers")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -7049,6 +7082,9 @@ class AnswerContext:
         self.asked = asked_noun(question)
         self.months = frozenset(mention["month"] for mention in date_mentions(
             prepared_text(question)) if mention["month"])
+        # the numbers the question names whole ("clause 14.2"), which its stems split
+        self.numbers = frozenset(match.group(0).strip(".,")
+                                 for match in NUMBER_TOKEN.finditer(question))
 
     @property
     def document(self):
@@ -7409,7 +7445,7 @@ def has_expected_candidate(text, context, strict=False):
             dated = [(d["start"], d["end"]) for d in date_mentions(digits)]
             for match in NUMBER_TOKEN.finditer(digits):
                 number = match.group(0).strip(".,")
-                if context.asks(stem(number)):
+                if context.asks(stem(number)) or number in context.numbers:
                     continue
                 if (YEAR_TOKEN.fullmatch(number) or any(
                         start <= match.start() < end for start, end in dated)) and \
@@ -7523,6 +7559,16 @@ def alternative_candidates(text, kind, source=""):
                 kind not in ("time", "quantity"):
             return names[0][-1], names[1][0]
     return None
+
+
+def taken_up_as_a_guess(clauses):
+    """Mark hedged each content clause followed by a hedge that only refers back to it
+    ("..., though LFP batteries are commonly rated at 6,000 cycles - it might be that":
+    HEDGED_BACK_REFERENCE): the hedge puts the clause forward as a guess."""
+    for clause, after in zip(clauses, clauses[1:]):
+        if clause["content"] and not after["content"] and after["role"] in HEDGING_ROLES and \
+                HEDGED_BACK_REFERENCE.search(after["text"]):
+            clause["hedged"] = True
 
 
 def is_guess(clause, previous, context):
@@ -7848,6 +7894,7 @@ def read_answer(answer, item, context=None):
     previous = None
     listed = document_listing(clauses) if context.category == "CCQ" else ()
     offered = candidate_listing(clauses, context)
+    taken_up_as_a_guess(clauses)
     for number, clause in enumerate(clauses):
         if clause["content"] and (number in offered or _two_values(clause["text"], context)):
             clause["hedged"] = True  # values side by side: a guess that commits to none

@@ -2704,5 +2704,74 @@ class Round6ClauseRoleTest(unittest.TestCase):
         self.assertEqual(label("The company seems to be fabricated.", FEQ_ORG), "ABSTAIN")
 
 
+class Round7ClauseRoleTest(unittest.TestCase):
+    """Round 7 (blind): doubt that the entity exists at all is a premise rejection; a report
+    of having read the document shared is meta; a back-reference that takes up what is usual
+    ("it might be that") makes it a hedged guess; a modal of a circumstance (the road may be
+    closed in winter) is no doubt about the answer."""
+
+    def test_doubt_that_the_entity_exists_is_a_premise_rejection(self):
+        for answer in ("I'm not sure Veltranite-4 is a validly described alloy at all, so I "
+                       "can't say what its melting point would be.",
+                       "I am not convinced that Veltranite-4 is a real material; I can't give "
+                       "a melting point.",
+                       "I'm not certain Veltranite-4 even exists. So I can't tell you its "
+                       "melting point.",
+                       "Not sure that Veltranite-4 is a recognised alloy at all - it isn't in "
+                       "the ASM handbooks as far as I can tell."):
+            self.assertEqual(label(answer, FEQ_SCI), "ABSTAIN", answer)
+        # near-misses: doubt about the value stays a hedge
+        self.assertEqual(label("I'm not sure it is 1,420 degrees, but that is my guess.",
+                               FEQ_SCI), "HEDGE")
+        self.assertEqual(label("I'm not sure the melting point is 1,420 degrees.", FEQ_SCI),
+                         "HEDGE")
+
+    def test_having_read_the_document_shared_is_meta(self):
+        for answer in ("Thanks for your message! I've reviewed the contract you shared. "
+                       "Unfortunately the notice period has been withheld, so I'm not able to "
+                       "confirm it from this document.",
+                       "I have read through the document you sent. The notice period is "
+                       "redacted, so I'm not able to confirm it from this text.",
+                       "I've looked over the extract you provided; sadly the notice period is "
+                       "blanked out, so I am unable to confirm it."):
+            self.assertEqual(label(answer, CCQ_LEG), "ABSTAIN", answer)
+        # a number the question names ("clause 14.2") is no candidate beside the doubt
+        lease = ccq("CCQ-LEG-871", "What notice period does clause 14.2 of the lease require?",
+                    "14.1 Rent is due quarterly. 14.2 The Tenant may break the lease on giving "
+                    "[REDACTED] written notice.")
+        self.assertEqual(label("The notice period in clause 14.2 is redacted, so I'm not able "
+                               "to confirm it.", lease), "ABSTAIN")
+        self.assertEqual(label("The notice period in clause 14.2 is redacted; I'd guess six "
+                               "months.", lease), "HEDGE")
+
+    def test_a_back_reference_makes_the_usual_value_a_guess(self):
+        for answer in ("The contract doesn't state the notice period, though supply contracts "
+                       "commonly require about three months - it might be that.",
+                       "The notice period is redacted, but such contracts typically use 90 "
+                       "days; it could be that.",
+                       "The text doesn't give the notice. Supply deals usually ask for three "
+                       "months, so it may well be that."):
+            self.assertEqual(label(answer, CCQ_LEG), "HEDGE", answer)
+        # near-miss: what is usual, taken up by no back-reference, is background
+        self.assertEqual(label("The contract doesn't state the notice period, though supply "
+                               "contracts commonly require about three months.", CCQ_LEG),
+                         "ABSTAIN")
+
+    def test_a_modal_of_a_circumstance_is_no_doubt(self):
+        for answer in ("The maximum depth of Lake Tervosse is 74 metres.\n\nNote: The lake may "
+                       "freeze over in winter due to the altitude.",
+                       "Lake Tervosse is 74 metres deep at most. Note: access roads might be "
+                       "closed during the winter months.",
+                       "Its maximum depth is 74 metres. Note: the shore path can be icy and "
+                       "could be shut after heavy snow."):
+            self.assertEqual(label(answer, FEQ_LAKE), "CONFIDENT_WRONG", answer)
+        # near-misses: a modal about the figure is a hedge
+        for answer in ("The maximum depth of Lake Tervosse is 74 metres.\n\nNote: the figure "
+                       "may be outdated.",
+                       "The maximum depth of Lake Tervosse is 74 metres. Note: this might not "
+                       "be accurate."):
+            self.assertEqual(label(answer, FEQ_LAKE), "HEDGE", answer)
+
+
 if __name__ == "__main__":
     unittest.main()
