@@ -7928,10 +7928,10 @@ def read_answer(answer, item, context=None):
 # sides of a score (SCORE_SIDE_CUES).
 DEFEAT_VERBS = ("beat|beats|beating|defeated|defeats|defeating|edged|edging|overcame|overcoming|"
                 "outlasted|outscored|eliminated|knocked out")
-NOT_WINNING = ("lost|was beaten|were beaten|was defeated|were defeated|(?:finished|came|placed|"
-               "ended|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|3rd|4th|runner-up|"
-               "behind)(?![\w-])|runner-up|runners-up|was eliminated|fell to|went down to|"
-               "bowed out|conceded")
+NOT_WINNING = (r"lost|was beaten|were beaten|was defeated|were defeated|(?:finished|came|placed|"
+               r"ended|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|3rd|4th|runner-up|"
+               r"behind)(?![\w-])|runner-up|runners-up|was eliminated|fell to|went down to|"
+               r"bowed out|conceded")
 _SCORE_PAIR = r"\d{1,3}\s*(?:-|\u2013|:)\s*\d{1,3}"
 # How a sentence names a side of a match as its winner or its loser, by the words beside the
 # name: (role, where the cue stands: "after" the name or "before" it, pattern).

@@ -3,6 +3,7 @@
 import json
 import os
 import unittest
+import warnings
 
 from support import EXAMPLES, ROOT, TempDirTestCase, ehq_ref, run_cli, run_process
 
@@ -224,10 +225,22 @@ class ScoreRecordsTest(TempDirTestCase):
 
 
 class LineLengthTest(unittest.TestCase):
+    PATHS = [os.path.join(ROOT, "ehq_ref.py")] + sorted(
+        os.path.join(ROOT, "tests", name) for name in os.listdir(os.path.join(ROOT, "tests"))
+        if name.endswith(".py"))
+
+    def test_the_kit_and_its_tests_compile_without_a_warning(self):
+        # an invalid escape such as "\w" in a plain string is a SyntaxWarning from 3.12 on,
+        # printed before the kit's own one-line errors
+        for path in self.PATHS:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                compile(source, path, "exec")
+
     def test_no_line_of_the_kit_or_its_tests_is_longer_than_100_characters(self):
-        paths = [os.path.join(ROOT, "ehq_ref.py")] + sorted(
-            os.path.join(ROOT, "tests", name) for name in os.listdir(os.path.join(ROOT, "tests"))
-            if name.endswith(".py"))
+        paths = self.PATHS
         long = []
         for path in paths:
             with open(path, encoding="utf-8") as handle:
