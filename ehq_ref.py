@@ -4625,6 +4625,10 @@ PUNCTUATION_FORMS = str.maketrans({
 MARKDOWN_LINE = deferred_pattern(r"^\s*(?:#{1,6}\s+|>\s*|(?:[-*+\u2022]|\d{1,2}[.)])\s+)*")
 MARKDOWN_INLINE = deferred_pattern(r"\*\*|__|~~|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"
                              r"|(?<![\w_])_(?=\S)|(?<=\S)_(?![\w_])")
+# A list line's number ("3. X", "**3. X**") and an item set wholly in bold ("3. **X**").
+LIST_MARK = deferred_pattern(r"\s*(?:[-*+\u2022]\s+)?"
+                             r"(?:(?:\*\*|__)?(?P<place>\d{1,2})[.)]\s+)?"
+                             r"(?P<bold>(?:\*\*|__)[^*_\n]+(?:\*\*|__)\W*$)?")
 MARKDOWN_LINK = deferred_pattern(r"\[([^\]\n]+)\]\([^)\n]*\)")
 MARKDOWN_RULE = deferred_pattern(r"^\s*(?:[-*_=]\s*){3,}$|^\s*\|?\s*:?-{3,}")
 THINK_BLOCK = deferred_pattern(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -4710,11 +4714,12 @@ SECTION_HEADINGS = {"answer": "answer", "the answer": "answer", "short answer": 
 
 
 def markdown_lines(text):
-    """(line, is_blockquote, section) triples with headings, bullets, emphasis, links and
+    """(line, is_blockquote, section, mark) with headings, bullets, emphasis, links and
     table rules stripped; a table's header row (the row above its |---| rule) is dropped and
     a row is one line, its cells joined by commas (one clause: "Rhenium, Re, 75" says what
     the row's entity has). section is what the heading above the line names it
-    (SECTION_HEADINGS), else None."""
+    (SECTION_HEADINGS), else None; mark is list_mark of the raw line (a list number set
+    inside the bold, "**3. X**", is stripped too)."""
     raw_lines = text.split("\n")
     lines, section = [], None
     for number, raw in enumerate(raw_lines):
@@ -4739,9 +4744,21 @@ def markdown_lines(text):
         line = line.strip()
         if heading:
             section = SECTION_HEADINGS.get(line.casefold().rstrip(" :"))
+        mark = list_mark(raw) if first in "*_-+\u20220123456789" else None
+        if mark and mark[0] is not None and line[:1].isdigit():  # "**3. X**": the number
+            line = MARKDOWN_LINE.sub("", line, count=1)          # inside the emphasis
         if line:
-            lines.append((line, first == ">", section))
+            lines.append((line, first == ">", section, mark))
     return lines
+
+
+def list_mark(raw):
+    """(place, bold) of a list or emphasized markdown line: its list number ("3. X",
+    "**3. X**" -> 3) or None, and True when the whole item is set in bold ("3. **X**",
+    "- **X**")."""
+    mark = LIST_MARK.match(raw)
+    place = int(mark.group("place")) if mark.group("place") else None
+    return place, bool(mark.group("bold"))
 
 
 # An answer that is one JSON object, bare or in a code fence, is read as its fields
@@ -4795,6 +4812,8 @@ INSET = deferred_pattern(r'"(?P<quote>[^"\n]+)"(?P<qstop>[.!?]?)'
                    r"|(?<![\w])'(?P<single>[^\n]*?[^\s'])'(?![\w])(?P<sstop>[.!?]?)"
                    r"|\((?P<paren>[^()\n]*)\)")
 INSET_MARK = "\u2063"
+# The word an aside follows in its line ("Hafnium (Z = 72)" -> "Hafnium"): what it is said of.
+WORD_BEFORE_ASIDE = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 CLAUSE_BOUNDARY = deferred_pattern(
     r"(?P<stop>[.!?][\"')\]]*\s+)"
     r"|(?P<semicolon>\s*;\s*)"
@@ -4897,19 +4916,21 @@ def _clean_piece(piece):
 
 
 def answer_clauses(text):
-    """The clauses of a prepared answer as dicts {text, kind, joined, host, section}.
+    """The clauses of a prepared answer as dicts {text, kind, joined, host, section, ...}.
 
     kind is "plain", "quote" (a quoted span of at least MIN_QUOTE_WORDS words, one holding
     [REDACTED], or a blockquote line) or "aside" (a parenthetical); an inset becomes its own
-    clause after the clause that holds it (host). joined names the boundary before the
-    clause: line, stop, semicolon, dash, but, though, aside or quote. Boundaries: lines
-    (markdown list items, table rows, headings), sentence ends (not after abbreviations or
-    initials), ";", an em dash or spaced dash, "but", ", however/yet", ", though/although".
-    Shorter quotes (titles, names) stay in place. section: what the markdown heading above
-    the clause names it (markdown_lines), else None.
+    clause after the clause that holds it (host); an aside's first part keeps the word it
+    follows (after: WORD_BEFORE_ASIDE, None at the start of its line). joined names the
+    boundary before the clause: line, stop, semicolon, dash, but, though, aside or quote.
+    Boundaries: lines (markdown list items, table rows, headings), sentence ends (not after
+    abbreviations or initials), ";", an em dash or spaced dash, "but", ", however/yet",
+    ", though/although". Shorter quotes (titles, names) stay in place. section: what the
+    markdown heading above the clause names it (markdown_lines), else None. The first clause
+    of a numbered or bold markdown line keeps its list_mark (mark).
     """
     clauses = []
-    for line, blockquote, section in markdown_lines(text):
+    for line, blockquote, section, mark in markdown_lines(text):
         if blockquote:
             clauses.append({"text": line, "kind": "quote", "joined": "line", "host": None,
                             "section": section})
@@ -4922,11 +4943,13 @@ def answer_clauses(text):
             if inner is not None:
                 if len(inner.split()) < MIN_QUOTE_WORDS and "[REDACTED]" not in inner.upper():
                     return match.group(0)
-                insets.append((inner.strip(), "quote"))
+                insets.append((inner.strip(), "quote", None))
                 stop = match.group("qstop") or match.group("sstop") or (
                     "." if inner.rstrip()[-1:] in ".!?" else "")
                 return f" {INSET_MARK}{stop} "
-            insets.append((match.group("paren").strip(), "aside"))
+            before = WORD_BEFORE_ASIDE.search(line[max(0, match.start() - 40):match.start()])
+            insets.append((match.group("paren").strip(), "aside",
+                           before.group(1) if before else None))
             return f" {INSET_MARK} "
 
         body = INSET.sub(cut, line) if ("(" in line or '"' in line or " '" in line or
@@ -4939,16 +4962,17 @@ def answer_clauses(text):
             if cleaned:
                 clauses.append({"text": cleaned, "kind": "plain", "joined": joined, "host": None,
                                 "lead_in": piece.replace(INSET_MARK, "").rstrip().endswith(":"),
-                                "section": section})
+                                "section": section, "mark": None if number else mark})
                 host = len(clauses) - 1
             for _ in range(held):
-                inner, kind = next(queue)
+                inner, kind, after = next(queue)
                 if kind == "aside":
                     for part, _ in _split_clauses(inner, "aside"):
                         part = _clean_piece(part)
                         if part:
                             clauses.append({"text": part, "kind": "aside", "joined": "aside",
-                                            "host": host})
+                                            "host": host, "after": after})
+                            after = None
                 elif inner:
                     clauses.append({"text": inner, "kind": "quote", "joined": "quote",
                                     "host": host})
@@ -7051,6 +7075,24 @@ def _month_may(text, start):
     return text[start] == "M" or re.match(r"may\s+\d", text[start:], re.IGNORECASE) is not None
 
 
+# A finishing place the question asks the holder of ("Which party finished third ...?",
+# "Who came 2nd ...?", "the third-placed team").
+ASKED_PLACE = deferred_pattern(
+    rf"\b(?:finish(?:ed|es)?|came|comes|placed|ended(?: up)?|end(?: up)?)\s+(?:in\s+)?"
+    rf"(?P<place>{_ORDINAL}|\d{{1,2}}(?:st|nd|rd|th))\b|\b(?P<placed>{_ORDINAL})[- ]placed\b",
+    re.IGNORECASE)
+
+
+def asked_place(question):
+    """The finishing place whose holder a question asks for (ASKED_PLACE: "Which party
+    finished third?" -> 3), else None."""
+    match = ASKED_PLACE.search(question or "")
+    if match is None:
+        return None
+    word = (match.group("place") or match.group("placed")).casefold()
+    return ORDINAL_WORD_VALUES.get(word) or int(word[:-2])
+
+
 # --- ehq_ref-2: Reading clauses --------------------------------------------------------
 
 # Verbs that report what a document says: frame words, not content, after a silence (CCQ).
@@ -7064,7 +7106,7 @@ class AnswerContext:
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner", "asked", "months", "numbers")
+                 "asks_winner", "asked", "months", "numbers", "place")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -7080,6 +7122,7 @@ class AnswerContext:
         self.names = frozenset(name_stem(w) for w in QUESTION_NAME_WORD.findall(question))
         self.asks_winner = WIN_QUESTION.search(question) is not None
         self.asked = asked_noun(question)
+        self.place = asked_place(question)
         self.months = frozenset(mention["month"] for mention in date_mentions(
             prepared_text(question)) if mention["month"])
         # the numbers the question names whole ("clause 14.2"), which its stems split
@@ -8083,6 +8126,24 @@ def match_text_of(index, clauses):
     return " ".join(part for part in parts if part)
 
 
+def asides_of_question(index, clauses, context):
+    """The content asides of a clause that give the value of a question word: each follows
+    a word the question says ("Hafnium (Z = 72)", "a number of people (21)"), and its number
+    stands in no background phrase (BACKGROUND_BEFORE: "(up from 18)" is a past figure)."""
+    asides = []
+    for clause in clauses:
+        after = clause.get("after")
+        if clause["host"] != index or not clause["content"] or not after or \
+                clause["kind"] != "aside" or stem(after.casefold()) in STOPWORDS or \
+                not context.asks(stem(after.casefold())):
+            continue
+        text = clause["answer_text"]
+        number = re.search(r"\d", text)
+        if number is None or not BACKGROUND_BEFORE.search(text[:number.start()]):
+            asides.append(text)
+    return asides
+
+
 def _overlap(text, context):
     score = 0.0
     for key in stems_of(text):
@@ -8207,7 +8268,9 @@ def corrected_from(clauses, context):
 def answering_clause(clauses, context):
     """The index of the content clause that answers the question, or None.
 
-    A self-correction sets the clauses before it aside (corrected_from). Each content clause
+    A self-correction sets the clauses before it aside (corrected_from). When the question
+    asks who holds a place, the item of a ranked list holding it answers
+    (list_item_of_asked_place). Otherwise each content clause
     scores: +4 when it offers a value of the asked kind, up to +4 for the
     question words it repeats (half for the counted noun of "how many X" and for numbers), +4
     for "the answer is"/"Answer:" or a place under an "## Answer" heading, +3 when it offers
@@ -8228,6 +8291,9 @@ def answering_clause(clauses, context):
         with_content = [index for index in with_content if index >= start]
     if len(with_content) <= 1:
         return with_content[0] if with_content else None
+    listed = list_item_of_asked_place(clauses, with_content, context)
+    if listed is not None:
+        return listed
     best, best_score, first = None, None, True
     for index in with_content:
         clause = clauses[index]
@@ -8259,6 +8325,22 @@ def answering_clause(clauses, context):
         if best_score is None or ranked > best_score:
             best, best_score = index, ranked
     return best
+
+
+def list_item_of_asked_place(clauses, candidates, context):
+    """The list item that answers a question asking who holds a place (context.place) over a
+    ranked markdown list ("1. SNP\n2. Scottish Labour\n3. **Reform UK**" for "Which party
+    finished third?"): the item numbered with that place, else the one item set in bold;
+    None without such a list."""
+    if context.place is None:
+        return None
+    marks = {index: clauses[index]["mark"] for index in candidates if clauses[index].get("mark")}
+    numbered = [index for index, (place, _) in marks.items() if place is not None]
+    placed = [index for index in numbered if marks[index][0] == context.place]
+    bold = [index for index, (_, bold) in marks.items() if bold]
+    if placed and len(numbered) > 1:
+        return placed[0]
+    return bold[0] if len(bold) == 1 else None
 
 
 def is_verdict_line(index, clauses):
@@ -8975,6 +9057,11 @@ def match_clauses(clauses, item, context=None):
             return _match_result(True, gold, gold_reading(gold, context.question)["kind"],
                                  why), index, None
         first_why = first_why or why
+    for aside in asides_of_question(index, clauses, context):
+        for gold in golds:
+            if match_in_text(gold, aside, item, context)[0]:
+                return _match_result(True, gold, gold_reading(gold, context.question)["kind"],
+                                     "given_in_aside_of_question"), index, None
     for other, clause in enumerate(clauses):
         if other != index and clause["content"] and any(
                 match_in_text(gold, match_text_of(other, clauses), item, context)[0]

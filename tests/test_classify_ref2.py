@@ -1152,7 +1152,8 @@ class TextReadingTest(unittest.TestCase):
         self.assertEqual([clause["text"] for clause in kept[0]], [self.ANSWER])
         ehq_ref.classify(self.ANSWER, self.CCQ, "ehq_ref-2")
         self.assertEqual(kept[0][0], {"text": self.ANSWER, "kind": "plain", "joined": "line",
-                                      "host": None, "lead_in": False, "section": None})
+                                      "host": None, "lead_in": False, "section": None,
+                                      "mark": None})
         json_reading = ehq_ref.answer_text_reading('{"answer": "Paris", "year": 1900}', "PCQ")
         self.assertEqual([clause["text"] for clause in json_reading[0]],
                          ["Paris", "year: 1900"])
@@ -2771,6 +2772,57 @@ class Round7ClauseRoleTest(unittest.TestCase):
                        "The maximum depth of Lake Tervosse is 74 metres. Note: this might not "
                        "be accurate."):
             self.assertEqual(label(answer, FEQ_LAKE), "HEDGE", answer)
+
+
+R7_ELEMENT = factual("PCQ-SCI-871", "What is the atomic number of osmium?", "76",
+                     category="PCQ")
+R7_DEATHS = factual("HNQ-HIST-871", "How many miners died in the Varnby colliery fire?", "14",
+                    ("fourteen",))
+R7_THIRD = factual("HNQ-POL-871", "Which party finished third in the 2031 Harwick council "
+                   "election?", "Green Party")
+R7_SECOND = factual("HNQ-SPO-871", "Which club came second in the 1998 Torvik league?",
+                    "Hallby Rovers")
+
+
+class Round7AnswerPlacementTest(unittest.TestCase):
+    """Where the answer sits: in parentheses after the asked noun or a question name, or as
+    the list item of the asked place (its number, or set in bold)."""
+
+    def test_the_value_in_parentheses_after_a_question_word(self):
+        for answer in ("Osmium (Z = 76) is the densest element in group 8.",
+                       "Osmium (atomic number 76) lies below ruthenium in group 8.",
+                       "Among the platinum metals, osmium (76) is the densest of group 8."):
+            self.assertEqual(label(answer, R7_ELEMENT), "CONFIDENT_CORRECT", answer)
+        for answer in ("The fire killed a number of miners (14) and hurt 30 more.",
+                       "Several miners (fourteen) died in the fire, which burned for 3 days."):
+            self.assertEqual(label(answer, R7_DEATHS), "CONFIDENT_CORRECT", answer)
+
+    def test_a_background_bracket_is_not_the_value(self):
+        # near-misses: a bracket of another time or a past figure gives no answer
+        self.assertEqual(label("The fire killed 12 miners (up from 14 in the first reports).",
+                               R7_DEATHS), "CONFIDENT_WRONG")
+        self.assertEqual(label("A number of miners (in 1914) died and 30 more were hurt.",
+                               R7_DEATHS), "CONFIDENT_WRONG")
+        self.assertEqual(label("The fire killed 14 miners (up from 9 in 1890).", R7_DEATHS),
+                         "CONFIDENT_CORRECT")
+
+    def test_the_list_item_of_the_asked_place_answers(self):
+        for answer in ("## Result (seats)\n1. Labour\n2. Conservatives\n3. Green Party",
+                       "Final standings:\n1. Labour\n2. Liberal Democrats\n3. **Green Party**"
+                       "\n4. Conservatives",
+                       "Seats won:\n1. Labour\n2. Conservatives\n**3. Green Party**"):
+            self.assertEqual(label(answer, R7_THIRD), "CONFIDENT_CORRECT", answer)
+        answer = "Final standings:\n- Labour\n- Conservatives\n- **Green Party**"
+        self.assertEqual(label(answer, R7_THIRD), "CONFIDENT_CORRECT")
+        answer = "Final table:\n1. Torvik United\n2. **Hallby Rovers**\n3. Kessby Town"
+        self.assertEqual(label(answer, R7_SECOND), "CONFIDENT_CORRECT")
+
+    def test_another_place_of_the_list_is_wrong(self):
+        # near-misses: the gold is in the list, but the asked place holds another name
+        self.assertEqual(label("## Result\n1. Labour\n2. Green Party\n3. Conservatives",
+                               R7_THIRD), "CONFIDENT_WRONG")
+        self.assertEqual(label("Final table:\n1. Hallby Rovers\n2. Torvik United\n"
+                               "3. Kessby Town", R7_SECOND), "CONFIDENT_WRONG")
 
 
 if __name__ == "__main__":
