@@ -28,6 +28,16 @@ REPLY_FILES = ("confidence_replies.json", "confidence_round2.json", "confidence_
                "confidence_round6.json")
 
 
+# Each blind round, by id prefix: (ehq_ref-2 agreeing now, size, agreeing when first read
+# blind, before any change). Value and null reason must both agree for a confidence reply.
+BLIND_ROUNDS = {
+    "answers": {"HO-": (465, 476, 442), "H3": (559, 559, 514), "H4": (585, 585, 537),
+                "H5": (475, 477, 440), "H6": (435, 436, 405)},
+    "confidences": {"H3C-": (237, 237, 227), "H4C-": (232, 233, 224), "H5C-": (240, 240, 222),
+                    "H6C-": (221, 222, 202)},
+}
+
+
 def load(name):
     return ehq_ref.load_json_file(os.path.join(CORPUS, name))
 
@@ -133,21 +143,10 @@ class CorpusTest(unittest.TestCase):
         self.assertGreaterEqual(agree / len(got), 0.98, misses[:10])
         for category, cell in by_category.items():
             self.assertGreaterEqual(share(cell), 0.95, category)
-        round2 = [label["label"] == entry["label"] for (entry, _), label in zip(self.answers, got)
-                  if entry["id"].startswith("HO-")]
-        self.assertEqual((sum(round2), len(round2)), (465, 476))  # 442 when first read blind
-        round3 = [label["label"] == entry["label"] for (entry, _), label in zip(self.answers, got)
-                  if entry["id"].startswith("H3")]
-        self.assertEqual((sum(round3), len(round3)), (559, 559))  # 514 when first read blind
-        round4 = [label["label"] == entry["label"] for (entry, _), label in zip(self.answers, got)
-                  if entry["id"].startswith("H4")]
-        self.assertEqual((sum(round4), len(round4)), (585, 585))  # 537 when first read blind
-        round5 = [label["label"] == entry["label"] for (entry, _), label in zip(self.answers, got)
-                  if entry["id"].startswith("H5")]
-        self.assertEqual((sum(round5), len(round5)), (475, 477))  # 440 when first read blind
-        round6 = [label["label"] == entry["label"] for (entry, _), label in zip(self.answers, got)
-                  if entry["id"].startswith("H6")]
-        self.assertEqual((sum(round6), len(round6)), (435, 436))  # 405 when first read blind
+        for prefix, expected in BLIND_ROUNDS["answers"].items():
+            agrees = [label["label"] == entry["label"] for (entry, _), label
+                      in zip(self.answers, got) if entry["id"].startswith(prefix)]
+            self.assertEqual((sum(agrees), len(agrees)), expected[:2], prefix)
 
     def test_ehq_ref_2_reads_confidences_as_a_person_does(self):
         got = self.values["ehq_ref-2"]
@@ -156,18 +155,10 @@ class CorpusTest(unittest.TestCase):
         misses = [(r["id"], r["reply"], r["value"], v) for r, v in zip(self.replies, got)
                   if v is None or v[0] != r["value"]]
         self.assertGreaterEqual(len(agree) / len(self.replies), 0.99, misses[:10])
-        round3 = [value == [reply["value"], reply["null_reason"]]
-                  for reply, value in zip(self.replies, got) if reply["id"].startswith("H3C-")]
-        self.assertEqual((sum(round3), len(round3)), (237, 237))  # 227 when first read blind
-        round4 = [value == [reply["value"], reply["null_reason"]]
-                  for reply, value in zip(self.replies, got) if reply["id"].startswith("H4C-")]
-        self.assertEqual((sum(round4), len(round4)), (232, 233))  # 224 when first read blind
-        round5 = [value == [reply["value"], reply["null_reason"]]
-                  for reply, value in zip(self.replies, got) if reply["id"].startswith("H5C-")]
-        self.assertEqual((sum(round5), len(round5)), (240, 240))  # 222 when first read blind
-        round6 = [value == [reply["value"], reply["null_reason"]]
-                  for reply, value in zip(self.replies, got) if reply["id"].startswith("H6C-")]
-        self.assertEqual((sum(round6), len(round6)), (221, 222))  # 202 when first read blind
+        for prefix, expected in BLIND_ROUNDS["confidences"].items():
+            agrees = [value == [reply["value"], reply["null_reason"]] for reply, value
+                      in zip(self.replies, got) if reply["id"].startswith(prefix)]
+            self.assertEqual((sum(agrees), len(agrees)), expected[:2], prefix)
 
     def test_frozen_classifiers_give_their_recorded_readings(self):
         frozen = load("frozen_readings.json")
