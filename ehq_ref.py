@@ -8697,6 +8697,7 @@ def _same_date(gold, said):
 
 
 def _date_key(mention):
+    """A date mention as (year, month, day, season), the form dates are compared in."""
     return mention["year"], mention["month"], mention["day"], mention["season"]
 
 
