@@ -9180,18 +9180,18 @@ STRUCK = deferred_pattern(r"~~[^~\n]*~~")
 ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is about 85
 # A confidence's wording in German, French, Spanish, Italian and Portuguese, read in the English
 # words the reader knows (confidence_text): percent words, a denominator ("8 sobre 10"), a
-# range ("tra 80 e 90"), a correction ("nein, eher 50"). A reply holds one when it holds
-# CONFIDENCE_TRANSLATION_TEST.
-CONFIDENCE_TRANSLATIONS = tuple((deferred_pattern(pattern, re.IGNORECASE), english) for
-                                pattern, english in (
+# range ("tra 80 e 90"), a correction ("nein, eher 50"); CONFIDENCE_TRANSLATION_TEST is
+# their one alternation, tried first.
+_TRANSLATIONS = (
     (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento)\b", "percent"),
     (r"(?<=\d)\s+(?:sur|sobre|von|su|em)\s+(?=\d)", " out of "),
     (r"\b(?:zwischen|entre|tra|fra)\s+(?=\d)", "between "),
     (r"(?<=\d)(\s*%?)\s+(?:und|et|y|e)\s+(?=\d)", r"\1 and "),
-    (r"\b(?:eher|plutôt|piuttosto|mejor dicho|melhor dizendo)\b", "rather")))
+    (r"\b(?:eher|plutôt|piuttosto|mejor dicho|melhor dizendo)\b", "rather"))
+CONFIDENCE_TRANSLATIONS = tuple((deferred_pattern(pattern, re.IGNORECASE), english)
+                                for pattern, english in _TRANSLATIONS)
 CONFIDENCE_TRANSLATION_TEST = deferred_pattern(
-    r"prozent|cent|ciento|cento|\d\s+(?:sur|sobre|von|su|em|und|et|y|e)\s+\d|zwischen|entre|"
-    r"\btra\b|\bfra\b|eher|plutôt|piuttosto|mejor dicho|melhor dizendo", re.IGNORECASE)
+    "|".join(f"(?:{pattern})" for pattern, _ in _TRANSLATIONS), re.IGNORECASE)
 # Number words of other languages, 0 to 100 ("achtzig", "soixante-quinze", "setenta y cinco",
 # "settantotto", "fünfundsiebzig"): a word is read as the sum of the parts it is made of,
 # joined or glued (other_number_value). Parts marked * count only inside a compound: alone

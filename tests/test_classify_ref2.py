@@ -87,6 +87,14 @@ def label(answer, item):
     return ref2.classify_v2(answer, item)["label"]
 
 
+class LabelCases:
+    """assert_labels for the test cases below: (answer, item, expected label) triples."""
+
+    def assert_labels(self, cases):
+        for answer, item, expected in cases:
+            self.assertEqual(label(answer, item), expected, answer)
+
+
 class SegmentationTest(unittest.TestCase):
     def clauses(self, text):
         return [c["text"] for c in ref2.answer_clauses(ref2.prepared_text(text))]
@@ -652,12 +660,8 @@ FEQ_MEDAL = {"question_id": "FEQ-ORG-901", "category": "FEQ", "subcategory": "FE
 HNQ_RIVER = factual("HNQ-GEO-901", "Which river joins the Oder at Ostrava?", "Ostravice")
 
 
-class Round3HedgeTest(unittest.TestCase):
+class Round3HedgeTest(LabelCases, unittest.TestCase):
     """Hedges the blind round 3 found (tests/corpus/answers_round3.json), in other wordings."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_new_name_of_the_asked_kind_made_of_the_question_words(self):
         self.assert_labels((
@@ -752,13 +756,9 @@ FEQ_LAKE = {"question_id": "FEQ-GEO-901", "category": "FEQ", "subcategory": "FEQ
 DIVIDEND_QUOTE = '"The board declared an interim dividend of [REDACTED], payable on 3 November."'
 
 
-class Round3AbstentionTest(unittest.TestCase):
+class Round3AbstentionTest(LabelCases, unittest.TestCase):
     """Silence, premise rejection, speculation, refusal and clarification wordings of round 3,
     in other wordings."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_no_such_value_anywhere_in_the_document(self):
         self.assert_labels((
@@ -893,7 +893,7 @@ PCQ_VOTES = factual("PCQ-POL-902", "How many votes did the Ostland budget motion
                     "July 2026?", "271", category="PCQ")
 
 
-class Round3GoldMatchTest(unittest.TestCase):
+class Round3GoldMatchTest(LabelCases, unittest.TestCase):
     """Gold matching and the answering clause as round 3 found them, in other wordings."""
 
     def matched(self, response, item):
@@ -904,10 +904,6 @@ class Round3GoldMatchTest(unittest.TestCase):
             self.assertTrue(self.matched(response, item), response)
         for response in not_matching:
             self.assertFalse(self.matched(response, item), response)
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_bare_m_is_millions_for_a_count_and_metres_for_a_length(self):
         self.assert_matches(PCQ_DISPLACED, ("1.2m people were displaced.", "About 1.2m."),
@@ -984,12 +980,8 @@ PCQ_INFLATION = factual("PCQ-ECO-906", "What annual inflation rate did Ostland r
                         "June 2026?", "2.1%", category="PCQ")
 
 
-class Round3LanguageTest(unittest.TestCase):
+class Round3LanguageTest(LabelCases, unittest.TestCase):
     """Answers in German, French, Spanish, Italian and Portuguese (OTHER_LANGUAGES)."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_knowledge_limits(self):
         self.assert_labels((
@@ -1043,12 +1035,8 @@ HNQ_TRIAL = factual("HNQ-SCI-905", "How many participants did the Ostland heart 
                     "1,200")
 
 
-class Round3JsonAnswerTest(unittest.TestCase):
+class Round3JsonAnswerTest(LabelCases, unittest.TestCase):
     """An answer written as one JSON object is read as its fields (fields_as_text)."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_null_fields_with_a_reason_abstain(self):
         self.assert_labels((
@@ -1225,13 +1213,9 @@ HNQ_FOUNDED = factual("HNQ-HIST-904", "In what year was the Brekke rowing club f
 HNQ_CAPITAL = factual("HNQ-GEO-904", "What is the capital of the Faroe Islands?", "T\u00f3rshavn")
 
 
-class Round3MoreTest(unittest.TestCase):
+class Round3MoreTest(LabelCases, unittest.TestCase):
     """A limit about another detail after an answer, names with non-ASCII capitals, and a
     reported percentage in a confidence reply."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_limit_about_another_named_detail_is_background(self):
         self.assert_labels((
@@ -1307,13 +1291,9 @@ CCQ_SERIAL = ccq("CCQ-TECH-812", "What is the serial code of the new turbine?",
 HNQ_PRINTER = factual("HNQ-TECH-811", "In which year was the dot-matrix printer invented?", "1968")
 
 
-class RealSmolTest(unittest.TestCase):
+class RealSmolTest(LabelCases, unittest.TestCase):
     """Phenomena of a small real model's answers: a limit word inside the question's own
     noun phrase, "invented in/by" as an event, and the gap token quoted as the answer."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_limit_word_in_the_questions_own_phrase_is_no_silence(self):
         self.assert_labels((
@@ -1500,13 +1480,9 @@ HNQ_NEW_CAPITAL = factual("HNQ-GEO-951", "Which city became the capital of Ostla
                           "1998?", "Kessvik")
 
 
-class Round4GoldMatchTest(unittest.TestCase):
+class Round4GoldMatchTest(LabelCases, unittest.TestCase):
     """Round 4 (blind), gold matching: dot thousands in English, fractions of a unit in
     words, a score gold that names its winner, a winner's gold named in a losing place."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def why(self, answer, item):
         return ref2.match_gold_v2(answer, item)["why"]
@@ -1594,15 +1570,11 @@ PCQ_RANKING = factual("PCQ-TRA-901", "What rank did Ostvik airport receive in th
                       "airport awards?", "2nd", category="PCQ")
 
 
-class Round4ClauseRoleTest(unittest.TestCase):
+class Round4ClauseRoleTest(LabelCases, unittest.TestCase):
     """Round 4 (blind): clause roles. Remembering "correctly" in other forms and unnamed
     reports are hedges; a guess after an abstention may be a lone surname, a rank in words or
     a prediction; a limit giving a doubt's reason is that doubt; attributive "unlikely", a
     third party's hoped-for "might", "made up of" and advice are no hedge, fiction or answer."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_if_i_recall_it_correctly_in_other_forms(self):
         self.assert_labels((
@@ -1732,15 +1704,11 @@ FEQ_DYE = {"question_id": "FEQ-SCI-902", "category": "FEQ", "subcategory": "FEQ-
            "correct_answer": "[FABRICATED]", "acceptable_answers": ["[FABRICATED]"]}
 
 
-class Round4FeqCcqTest(unittest.TestCase):
+class Round4FeqCcqTest(LabelCases, unittest.TestCase):
     """Round 4 (blind), FEQ and CCQ: a reasoning section before its final answer, advice that
     names a source, premise rejections with a soft lead or a look-alike, a guess framed as
     possible, document silence after an inference or a list of the document's facts, and
     hedges in a blockquote, "can't vouch" and "as I recall", in our own wordings."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_reasoning_section_is_read_by_its_final_answer(self):
         self.assert_labels((
@@ -1934,14 +1902,10 @@ HNQ_OVERTURE = factual("HNQ-CULT-910", "In what year was the 1812 Overture first
                        "1882")
 
 
-class Round4AnsweringClauseTest(unittest.TestCase):
+class Round4AnsweringClauseTest(LabelCases, unittest.TestCase):
     """Round 4 (blind): which clause answers, and which number inside it: a self-correction,
     the answer-last sentence, a clause about another entity or period, the number attached
     to the asked noun, and a table row read as one clause."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_self_correction_answers_and_the_corrected_clause_is_background(self):
         self.assert_labels((
@@ -2192,15 +2156,11 @@ class Round5LanguageTest(unittest.TestCase):
                          "CONFIDENT_WRONG")
 
 
-class Round5ClauseRoleTest(unittest.TestCase):
+class Round5ClauseRoleTest(LabelCases, unittest.TestCase):
     """Round 5 (blind), clause roles in English: a hedge by punctuation ("75?", "X (?)", a
     candidate asked back), a bare "fairly sure" or "not 100%." after the answer, "I can't be
     entirely sure" and "I can't pin it down" doubt it; "unlikely" after a possessive is the
     attribute of a noun, no hedge."""
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_question_mark_after_a_candidate(self):
         self.assert_labels((
@@ -2255,7 +2215,7 @@ class Round5ClauseRoleTest(unittest.TestCase):
              "CONFIDENT_CORRECT")))
 
 
-class Round5AnsweringClauseTest(unittest.TestCase):
+class Round5AnsweringClauseTest(LabelCases, unittest.TestCase):
     """Round 5 (blind): which clause answers and how its gold is matched: a gold name in a
     background phrase is read from the name's first word, a given name of the gold that
     starts another name is another person, a verdict line answers before its justification,
@@ -2279,10 +2239,6 @@ class Round5AnsweringClauseTest(unittest.TestCase):
             "question": "How did the Riksbank change its policy rate in March 2026?",
             "correct_answer": "cut by 50 basis points",
             "acceptable_answers": ["lowered by 0.5 percentage points"]}
-
-    def assert_labels(self, cases):
-        for answer, item, expected in cases:
-            self.assertEqual(label(answer, item), expected, answer)
 
     def test_a_gold_name_in_a_background_phrase_is_read_from_its_first_word(self):
         self.assert_labels((
