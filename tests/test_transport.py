@@ -570,9 +570,14 @@ class AdaptiveConcurrencyTest(ServerCase):
         levels = [change[1] for change in workers.changes]
         first_cut = next(i for i, c in enumerate(workers.changes) if c[2] == "overload")
         self.assertEqual(levels[:first_cut], list(range(2, first_cut + 2)))  # one at a time
-        self.assertIn(levels[first_cut - 1], (n + 1, n + 2))  # until refused just above n
-        later = levels[first_cut:]
-        self.assertTrue(all(1 <= level <= n + 2 for level in later), later)
+        # The server refuses only above n, so the first cut comes at n + 1 or later; how much
+        # later depends on whether the host lets that many calls overlap (a loaded CI runner
+        # may not), so the bounds above n are loose and the sawtooth is judged as a whole.
+        self.assertTrue(n + 1 <= levels[first_cut - 1] <= 2 * n, levels)
+        later = sorted(levels[first_cut:])
+        self.assertGreaterEqual(later[0], 1)
+        self.assertLessEqual(later[len(later) * 9 // 10], n + 2, later)  # rarely above n + 2
+        self.assertLessEqual(later[-1], 2 * n + 1, later)  # never near the maximum of 12
         self.assertTrue(2 <= sum(later) / len(later) <= n + 1, later)  # a sawtooth around n
         self.assertLess(len(refused), 0.35 * 240)  # 12 fixed workers: more refusals than calls
         self.assertLessEqual(len(server.connections), max(levels) + transport.reconnects)
