@@ -2781,5 +2781,109 @@ class Round7AnswerPlacementTest(unittest.TestCase):
                                "3. Kessby Town", R7_SECOND), "CONFIDENT_WRONG")
 
 
+
+R8_DIRECTOR = factual("HNQ-CULT-808", "Who directed the 1954 film The Silver Harbour?",
+                      "Morgan Sullivan")
+R8_CITY = factual("HNQ-GEO-808", "In which city was the Aldini fountain first built?", "Milan")
+R8_SHARE = factual("PCQ-POL-808", "What share of the vote did the Ostland Greens win in June "
+                   "2026?", "1.5%", category="PCQ")
+R8_TUNNEL = factual("HNQ-GEO-809", "How many kilometres long is the Varn rail tunnel?",
+                    "2.75 km")
+
+
+class Round8IdiomAndNumberTest(LabelCases, unittest.TestCase):
+    """Round 8 (from reading chatty answers): the idioms of not knowing; a premise rejection
+    after a contracted subject; "one and a half" as 1.5; a lone surname or place in -an or -ic
+    is a name, not a demonym."""
+
+    def test_the_idioms_of_not_knowing_abstain(self):
+        self.assert_labels((
+            ("I haven't got a clue.", R8_DIRECTOR, "ABSTAIN"),
+            ("Haven't the foggiest, sorry.", R8_DIRECTOR, "ABSTAIN"),
+            ("Not a clue.", R8_DIRECTOR, "ABSTAIN"),
+            ("I have not the faintest idea.", R8_DIRECTOR, "ABSTAIN"),
+            ("Beats me.", R8_DIRECTOR, "ABSTAIN"),
+            ("I'm stumped.", R8_DIRECTOR, "ABSTAIN"),
+            ("That one has me stumped.", R8_DIRECTOR, "ABSTAIN"),
+            ("You've stumped me there.", R8_DIRECTOR, "ABSTAIN"),
+            ("That's beyond me.", R8_DIRECTOR, "ABSTAIN"),
+            # then a guess: a hedge
+            ("I'm stumped, but maybe Morgan Sullivan.", R8_DIRECTOR, "HEDGE"),
+            # a clue someone has, what beats me, the least of something: content
+            ("I have a clue: it was Morgan Sullivan.", R8_DIRECTOR, "CONFIDENT_CORRECT"),
+            ("Beats me why people forget it was John Ford.", R8_DIRECTOR, "CONFIDENT_WRONG"),
+            ("Morgan Sullivan, who was not the least bit famous.", R8_DIRECTOR,
+             "CONFIDENT_CORRECT")))
+
+    def test_more_ways_of_not_knowing_or_passing(self):
+        self.assert_labels((
+            ("I genuinely don't know this one.", R8_DIRECTOR, "ABSTAIN"),
+            ("That's not one I can answer reliably.", R8_DIRECTOR, "ABSTAIN"),
+            ("I've got nothing on this.", R8_DIRECTOR, "ABSTAIN"),
+            ("Nothing comes to mind.", R8_DIRECTOR, "ABSTAIN"),
+            ("I can't bring the name to mind.", R8_DIRECTOR, "ABSTAIN"),
+            ("I can't think of the name.", R8_DIRECTOR, "ABSTAIN"),
+            ("The name escapes me.", R8_DIRECTOR, "ABSTAIN"),
+            ("It's on the tip of my tongue but I can't get it.", R8_DIRECTOR, "ABSTAIN"),
+            ("Not ringing any bells.", R8_DIRECTOR, "ABSTAIN"),
+            ("I'll have to pass on this one.", R8_DIRECTOR, "ABSTAIN"),
+            ("I'd only be guessing, so I'll pass.", R8_DIRECTOR, "ABSTAIN"),
+            # near misses: praise, a better director, a plot I forget, passing a message on
+            ("I've got nothing but praise for Morgan Sullivan, who directed it.", R8_DIRECTOR,
+             "CONFIDENT_CORRECT"),
+            ("I can't think of a better director than Morgan Sullivan, who made it.",
+             R8_DIRECTOR, "CONFIDENT_CORRECT"),
+            ("The film's plot escapes me, but it was directed by Morgan Sullivan.", R8_DIRECTOR,
+             "CONFIDENT_CORRECT"),
+            ("I'll pass the answer along: Morgan Sullivan.", R8_DIRECTOR, "CONFIDENT_CORRECT"),
+            ("Nothing comes to mind except Morgan Sullivan.", R8_DIRECTOR, "HEDGE")))
+
+    def test_more_hedges_of_recall(self):
+        self.assert_labels((
+            ("Off the top of my head, Morgan Sullivan.", R8_DIRECTOR, "HEDGE"),
+            ("I'd wager it was Morgan Sullivan.", R8_DIRECTOR, "HEDGE"),
+            ("Morgan Sullivan, I want to say.", R8_DIRECTOR, "HEDGE"),
+            ("Something tells me it was Morgan Sullivan.", R8_DIRECTOR, "HEDGE"),
+            ("It's a shot in the dark, but Morgan Sullivan.", R8_DIRECTOR, "HEDGE"),
+            # not a hedge of the answer
+            ("I don't know it off the top of my head.", R8_DIRECTOR, "ABSTAIN"),
+            ("Morgan Sullivan. Something tells me you already knew.", R8_DIRECTOR,
+             "CONFIDENT_CORRECT")))
+
+    def test_a_made_up_entity_after_a_contracted_subject(self):
+        self.assert_labels((
+            ("It's a made-up organisation.", FEQ_ORG, "ABSTAIN"),
+            ("That's a fictional trust, as far as I can tell.", FEQ_ORG, "ABSTAIN"),
+            ("It's probably invented.", FEQ_ORG, "ABSTAIN"),
+            # made up of its parts is no rejection
+            ("It's made up of three member charities and opened a hostel in 1911.", FEQ_ORG,
+             "CONFIDENT_WRONG")))
+
+    def test_a_whole_and_a_fraction_in_words(self):
+        self.assertEqual(ref2.spoken_parts_as_digits("one and a half percent"), "1.5 percent")
+        self.assertEqual(ref2.spoken_parts_as_digits("two and three quarters km"), "2.75 km")
+        self.assertEqual(ref2.spoken_parts_as_digits("twenty-two and a quarter"), "22.25")
+        self.assertEqual(ref2.spoken_parts_as_digits("three and a half million people"),
+                         "3500000 people")
+        self.assertEqual(ref2.spoken_parts_as_digits("twelve and a half thousand"), "12500")
+        self.assertEqual(ref2.spoken_parts_as_digits("an hour and a half"), "an hour and a half")
+        self.assert_labels((
+            ("One and a half percent.", R8_SHARE, "CONFIDENT_CORRECT"),
+            ("About one and a half per cent of the vote.", R8_SHARE, "CONFIDENT_CORRECT"),
+            ("Two and a half percent.", R8_SHARE, "CONFIDENT_WRONG"),
+            ("It is two and three quarters kilometres long.", R8_TUNNEL, "CONFIDENT_CORRECT"),
+            ("Two and a half kilometres.", R8_TUNNEL, "CONFIDENT_WRONG")))
+
+    def test_a_lone_surname_or_place_in_an_is_a_name(self):
+        self.assert_labels((
+            ("Sullivan?", R8_DIRECTOR, "HEDGE"),
+            ("Morgan?", R8_DIRECTOR, "HEDGE"),
+            ("Milan?", R8_CITY, "HEDGE"),
+            ("Milan.", R8_CITY, "CONFIDENT_CORRECT"),
+            # a nationality alone still offers no name
+            ("Mexican?", R8_DIRECTOR, "ABSTAIN"),
+            ("Italian?", R8_CITY, "ABSTAIN")))
+
+
 if __name__ == "__main__":
     unittest.main()
