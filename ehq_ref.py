@@ -5439,7 +5439,11 @@ CLAUSE_ROLES = (
         r"recall|remember|have (?:heard|seen|found|read)|(?:'m|am) aware)(?: of)?\b",
         r"\bnothing (?:that )?i (?:know|knew|can (?:find|recall|remember)|recall|remember|"
         r"have (?:heard|seen|found|read)|(?:'m|am) aware)(?: of)? (?:about|on|regarding|"
-        r"concerning)\b",
+        r"concerning|matches|fits|corresponds to)\b",
+        # round 8: a name that matches nothing known ("that name doesn't match anything I know")
+        r"\b(?:doesn't|does not|don't|do not) (?:match|correspond to|fit) (?:anything|anyone|"
+        r"anybody|any [\w-]+) (?:that )?i (?:know|knew|recogni[sz]e|can find|have (?:heard|seen|"
+        r"read))\b",
         r"\bi know (?:nothing|very little|little|next to nothing) (?:about|of|on|regarding|"
         r"concerning)\b",
         r"\bnot (?:someone|somebody|anyone|anybody|a name|one) (?:that )?i (?:know|"
@@ -5473,6 +5477,9 @@ CLAUSE_ROLES = (
         r"one)(?: (?:just|simply|completely|totally|currently|now|somehow|still))? (?:escapes?|"
         r"escaped|eludes?|eluded|has escaped|has eluded) (?:me|my memory|my mind)\b",
         r"\bon the tip of my tongue\b",
+        r"\bmy (?:knowledge|training(?: data)?|data|information|records?|sources?|memory) "
+        r"(?:doesn't|does not|didn't|did not|don't|do not) (?:cover|include|extend to|reach|go "
+        r"(?:that|this) far|contain|hold)\b",
     ) + other_language_markers("knowledge_limit")),
     ("impersonal_limit", (
         r"\b(?:is|are|was|were|remains?|remained) (?:currently |still |publicly |largely )?"
@@ -5590,7 +5597,9 @@ CLAUSE_ROLES = (
         r"his|her|their|this|these|those|there|we|i)\b)",
         r"\b(?:could|might|would|may|can) (?:it|that|this|the answer|he|she|they) (?:perhaps |"
         r"possibly |maybe |well |also )?(?:be|have been)\b",
-        r"\b(?:it|this|that) looks like\b",
+        r"\b(?:it|this|that) looks like\b(?! (?:an? )?(?:bit of a |rather a |real )?(?:trick|"
+        r"loaded|leading|tricky|odd|strange|unusual|curious|difficult|hard|tough|obscure|niche) "
+        r"question\b)",
         r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm|check (?:this|that|it|the))\b",
         r"\b(?:you )?(?:may|might|should|could|would|will) (?:want|wish|need) to "
         r"(?:double[- ]?check|verify|confirm)\b",
@@ -5693,6 +5702,10 @@ CLAUSE_ROLES = (
         r"\bi (?:can|could|will|'ll) (?:try to )?help\b", r"\bhope (?:this|that) (?:helps|is)\b",
         r"\bthank(?:s| you) for\b",
         r"^\W*(?:great|good|interesting|excellent|fascinating|tricky|tough|nice) question\b",
+        # round 8: a remark on the question ("This looks like a trick question")
+        r"\b(?:this|that|it)(?:'s| is| was| looks| seems| sounds| feels)(?: like)? (?:an? )?"
+        r"(?:bit of a |rather a |real )?(?:trick|loaded|leading|tricky|odd|strange|unusual|"
+        r"curious|difficult|hard|tough|obscure|niche) question\b",
         r"^\W*(?:sure|certainly|of course|absolutely|okay|ok|well|hmm+|thanks|thank you|"
         r"understood|noted|alright|got it)\W*$",
         r"^\W*(?:here(?:'s| is| are) (?:what|the|some|my|a|an)|let me (?:explain|check|think|see|"
@@ -7686,23 +7699,27 @@ def is_guess(clause, previous, context):
     offer any new word unless the question asks for a name), not speculate about the entity
     (SPECULATION), not be framed as background ("For context, ...": FRAMING_CUE), and be
     presented as an answer: hedged, with an answer cue ("so it's", "the answer is"), joined
-    to the abstention by "but" or a dash, or stated about the asked slot (it/he/she, "the
-    winner was", the entity's name). An unhedged clause must also not
-    be negated, generic ("many", "usually", "such as"), background ("for context", "had
-    won") or about another time (different_time).
+    to the abstention by "but" or a dash, stated about the asked slot (it/he/she, "the
+    winner was", the entity's name) or given by a self-correction ("I don't know...
+    actually, no, it was 1814": what follows SELF_CORRECTION is read). An unhedged clause
+    must also not be negated, generic ("many", "usually", "such as"), background ("for
+    context", "had won") or about another time (different_time).
     """
-    text = clause["text"]
+    text, said = clause["text"], clause["answer_text"]
     if EXISTENCE_SPECULATION.search(text) or FRAMING_CUE.search(text) or \
             SPECULATION.search(text) and not has_expected_candidate(clause, context, strict=True):
         return False
+    cue = SELF_CORRECTION.match(said)
+    if cue is not None:
+        said = said[cue.end():].lstrip(" ,:;.!-\u2013\u2014")
     hedged = clause["hedged"]
     linked = clause["joined"] == "but" and previous is not None and \
         previous["role"] in FORWARD_ROLES
-    stated = V2_ANSWER_CUE.search(text) or ROLE_SUBJECT.match(clause["answer_text"]) or (
-        context.category == "FEQ" and _mentions_entity(clause["answer_text"], context))
+    stated = V2_ANSWER_CUE.search(text) or ROLE_SUBJECT.match(said) or (
+        context.category == "FEQ" and _mentions_entity(said, context))
     if not (hedged or linked or stated):
         return False
-    if not hedged and (NEGATED.search(clause["answer_text"]) or GENERIC_CUE.search(text) or
+    if not hedged and (NEGATED.search(said) or GENERIC_CUE.search(text) or
                        BACKGROUND_CUE.search(text) or different_time(clause, context)):
         return False
     strict = not hedged or context.kind in ("person", "place", "name")
@@ -8817,10 +8834,25 @@ PLACE_GOLD = deferred_pattern(r"^\W*(?:second|runner-up)(?:\s+(?:place|position)
                               re.IGNORECASE)
 
 
+# round 8: a medal as the place it stands for ("she took bronze", "the silver medallist"):
+# the metal after a verb of winning or before "medal", never a thing made of it, and never
+# medals counted ("16 gold medals").
+MEDAL_PLACES = {"gold": "1st", "silver": "2nd", "bronze": "3rd"}
+MEDAL_WORDS = deferred_pattern(
+    r"(\b(?:took|won|claimed|earned|got|taking|winning|claiming|earning|grabbed|bagged) )"
+    r"(?:the )?(gold|silver|bronze)\b(?! (?:statue|coin|ring|reserves?|price|standard|bar|"
+    r"bars|plate|plated|medals))(?: medal(?:l?ist)?\b)?|()\b(gold|silver|bronze) medal(?:l?ist)?"
+    r"\b(?!s)", re.IGNORECASE)
+
+
 def places_as_ordinals(text):
     """text with a finishing place in words written as an ordinal ("runner-up" -> "2nd",
-    "finished second" -> "finished 2nd"; PLACE_WORDS)."""
+    "finished second" -> "finished 2nd"; PLACE_WORDS; "took bronze" -> "took 3rd":
+    MEDAL_PLACES)."""
     lowered = text.lower()
+    if "gold" in lowered or "silver" in lowered or "bronze" in lowered:
+        text = MEDAL_WORDS.sub(lambda m: (m.group(1) or "") + MEDAL_PLACES[
+            (m.group(2) or m.group(4)).lower()], text)
     if "second" not in lowered and "runner" not in lowered:
         return text
     return PLACE_WORDS.sub("2nd", text)
@@ -9169,7 +9201,9 @@ DECISION_RULES = (
     "clause that is not a guess (context, speculation about the entity) are set aside",
     "HEDGE: content with an uncertainty or doubt marker ('I think', 'I can't verify that'); "
     "or a guess after a forward abstention ('I don't know, but it might be X'); or two "
-    "candidate answers for one slot ('1904 or 1908'), which commit to neither",
+    "candidate answers for one slot ('1904 or 1908'), which commit to neither; a marker in "
+    "what a self-correction withdrew ('probably 0.40 - no wait, it says 0.45'; 'I don't "
+    "know... actually, no, it was 1814') does not count",
     "CONFIDENT_CORRECT: otherwise, when the answering clause matches a gold answer (never on "
     "FEQ and CCQ, which have no correct answer)",
     "CONFIDENT_WRONG: otherwise",
@@ -9191,9 +9225,10 @@ def classify_v2(answer, item):
     match, index, alternatives = match_clauses(clauses, item, context)
     roles = {clause["role"] for clause in clauses}
     content = any(clause["content"] for clause in clauses)
-    forward = any(role in FORWARD_ROLES for role in roles)
-    hedged = any(clause["hedged"] and clause["content"] for clause in clauses) or (
-        content and any(role in HEDGING_ROLES for role in roles))
+    standing = clauses[corrected_from(clauses, context):]  # not what a correction withdrew
+    forward = any(clause["role"] in FORWARD_ROLES for clause in standing)
+    hedged = any(clause["hedged"] and clause["content"] for clause in standing) or (
+        content and any(clause["role"] in HEDGING_ROLES for clause in standing))
     shown = [DISPLAY_ROLE.get(role, role) for role in ROLE_ORDER if role in roles]
     reasons = [f"role:{role}" for role in dict.fromkeys(shown)] + sorted(facts)
     if not content:

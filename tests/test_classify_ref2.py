@@ -2850,6 +2850,25 @@ class Round8IdiomAndNumberTest(LabelCases, unittest.TestCase):
             ("Morgan Sullivan. Something tells me you already knew.", R8_DIRECTOR,
              "CONFIDENT_CORRECT")))
 
+    def test_a_name_that_matches_nothing_known_and_a_remark_on_the_question(self):
+        self.assert_labels((
+            ("Hmm, that name doesn't match anything I know.", FEQ_ORG, "ABSTAIN"),
+            ("Nothing I know of matches that name.", FEQ_ORG, "ABSTAIN"),
+            ("My knowledge doesn't cover that organisation.", FEQ_ORG, "ABSTAIN"),
+            ("This looks like a trick question: I have no record of that trust.", FEQ_ORG,
+             "ABSTAIN"),
+            # a remark on the question, then an answer: the answer decides
+            ("Tricky question! The trust opened its first hostel in 1911.", FEQ_ORG,
+             "CONFIDENT_WRONG"),
+            ("It looks like 1911 to me.", FEQ_ORG, "HEDGE")))
+
+    def test_a_marker_in_what_a_correction_withdrew_does_not_count(self):
+        self.assert_labels((
+            ("It was probably 1815 - no wait, it was 1814.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("I don't know... actually, no, it was 1814.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            # a hedge after the correction still counts
+            ("1815. No, sorry: I think it was 1814.", HNQ_YEAR, "HEDGE")))
+
     def test_a_made_up_entity_after_a_contracted_subject(self):
         self.assert_labels((
             ("It's a made-up organisation.", FEQ_ORG, "ABSTAIN"),
@@ -2873,6 +2892,20 @@ class Round8IdiomAndNumberTest(LabelCases, unittest.TestCase):
             ("Two and a half percent.", R8_SHARE, "CONFIDENT_WRONG"),
             ("It is two and three quarters kilometres long.", R8_TUNNEL, "CONFIDENT_CORRECT"),
             ("Two and a half kilometres.", R8_TUNNEL, "CONFIDENT_WRONG")))
+
+    def test_a_medal_is_the_place_it_stands_for(self):
+        self.assertEqual(ref2.places_as_ordinals("She took bronze."), "She took 3rd.")
+        self.assertEqual(ref2.places_as_ordinals("the silver medallist"), "the 2nd")
+        for unchanged in ("a bronze statue", "Norway won 16 gold medals", "the gold standard"):
+            self.assertEqual(ref2.places_as_ordinals(unchanged), unchanged)
+        medals = factual("HNQ-SPO-808", "How many gold medals did Norway win at the 1994 Winter "
+                         "Olympics?", "10")
+        self.assert_labels((
+            ("She took bronze.", HNQ_ORDINAL, "CONFIDENT_CORRECT"),
+            ("Greta Holm won the bronze medal.", HNQ_ORDINAL, "CONFIDENT_CORRECT"),
+            ("She won silver.", HNQ_ORDINAL, "CONFIDENT_WRONG"),
+            ("Norway won 10 gold medals.", medals, "CONFIDENT_CORRECT"),
+            ("Norway won 11 gold medals.", medals, "CONFIDENT_WRONG")))
 
     def test_a_lone_surname_or_place_in_an_is_a_name(self):
         self.assert_labels((
