@@ -9277,12 +9277,13 @@ CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answ
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
 STRUCK = deferred_pattern(r"~~[^~\n]*~~")
 ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is about 85
-# A confidence's wording in German, French, Spanish, Italian and Portuguese, read in the English
+# A confidence's wording in German, French, Spanish, Italian, Portuguese and Dutch, read in the
+# English
 # words the reader knows (confidence_text): percent words, a denominator ("8 sobre 10"), a
 # range ("tra 80 e 90"), a correction ("nein, eher 50"); CONFIDENCE_TRANSLATION_TEST is
 # their one alternation, tried first.
 _TRANSLATIONS = (
-    (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento)\b", "percent"),
+    (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent)\b", "percent"),
     (r"(?<=\d)\s+(?:sur|sobre|von|su|em)\s+(?=\d)", " out of "),
     (r"\b(?:zwischen|entre|tra|fra)\s+(?=\d)", "between "),
     (r"(?<=\d)(\s*%?)\s+(?:und|et|y|e)\s+(?=\d)", r"\1 and "),
@@ -9315,6 +9316,10 @@ OTHER_NUMBER_PARTS = {
     "pt": "um*:1 dois:2 três:3 quatro:4 cinco:5 seis:6 sete:7 oito:8 nove:9 dez:10 vinte:20 "
           "trinta:30 quarenta:40 cinquenta:50 sessenta:60 setenta:70 oitenta:80 noventa:90 "
           "cem:100",
+    "nl": "nul*:0 een*:1 twee:2 drie:3 zes:6 zeven:7 negen:9 tien:10 twaalf:12 dertien:13 "
+          "veertien:14 vijftien:15 zestien:16 zeventien:17 achttien:18 negentien:19 vijf:5 "
+          "twintig:20 dertig:30 veertig:40 vijftig:50 zestig:60 zeventig:70 tachtig:80 "
+          "negentig:90 honderd:100 en*:0",
 }
 
 
@@ -9433,8 +9438,8 @@ CONFIDENCE_NUMBER = deferred_pattern(
     r"|(?<![\w.])\.\d+(?![\w])")
 DENOMINATOR = deferred_pattern(
     r"\s*(?:/|out of|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
-    r"(?:a (?:possible|maximum|total) (?:of )?)?(?:(?P<digits>\d+(?:\.\d+)?)\b|(?=[a-z]))",
-    re.IGNORECASE)
+    r"(?:a (?:possible|maximum|total) (?:of )?)?(?:(?P<digits>\d+(?:\.\d+)?)\b(?!\s*%)|"
+    r"(?=[a-z]))", re.IGNORECASE)
 DECIMAL_COMMA = deferred_pattern(r"\d+,\d{1,2}|0,\d+")  # "72,5", "0,725" (no group starts with 0)
 THOUSANDS_GROUPED = deferred_pattern(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")  # "12,400"
 SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]+|(?=half\b))"
@@ -9453,7 +9458,8 @@ likelihood probability likely because since as given based that i i'm im my is o
 and but or with to so this it here overall though however now at about there's considering
 due if am was though range region ballpark mark area zone level from me tops max maximum
 de sicher sûr sûre seguro segura sicuro sicura certo certa certeza certitude confiance
-confianza fiducia confiança oder ou o oppure
+confianza fiducia confiança oder ou o oppure zeker of
+maybe perhaps probably prob probs lol lmao haha tbh imo imho ngl honestly really
 """.split())
 # what may follow a value in languages written without spaces: a copula or a percent word
 CJK_VALUE_WORDS = frozenset("です だ である パーセント パーセントです 입니다 이다 퍼센트 퍼센트입니다 "
@@ -9467,6 +9473,7 @@ least most nearly almost over under likely certainly i'd i'm i give given put ra
 conservatively confidently solid solidly firmly high low moderate strong
 confident shaky firm weak cautious rough modest healthy comfortable tentative fair decent
 reasonable safe generous conservative humble pick choose chose picked land settle
+meh like idk tbh ngl prob probs def defo eh um uh erm lol guess reckon bout abt
 """.split())
 OTHER_BEFORE = deferred_pattern(
     r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|us\$|rs\.?)\s?)$"
@@ -9474,6 +9481,8 @@ OTHER_BEFORE = deferred_pattern(
     r"chapter|version|v|paragraph|para|section|clause|item|line|step|article|table|figure|"
     r"question|row|column|room|flight|route|channel|model|season|episode|volume|vol\.|"
     r"apollo|gate|platform|level|grade|stage|round|game|match|race|week|day)\s*$"
+    r"|\b(?:i answered|i said|i wrote|i gave|i put|my answer (?:was|is|of)|answered with)"
+    r"\s*$"
     r"|\b(?:down|up|rose|fell|gained|lost|grew|shrank|dropped|climbed|jumped|slipped|plunged|"
     r"cut|raised|lowered|increased|decreased|declined|rise|fall|cut|increase|decrease|drop|"
     r"gain|loss|change|growth|margin|yield|turnout|inflation|unemployment|share|stake|"
@@ -9578,10 +9587,53 @@ def _confidence_result(value=None, strategy=None, reason=None):
     return {"value": value, "strategy": strategy, "reason": reason}
 
 
+# round 7: a field in markup, read as "name: value" on a line of its own so that a label
+# names it: "<confidence>85</confidence>", "[CONFIDENCE] 85 [/CONFIDENCE]"; and the rows of a
+# two-column markdown table (table_fields).
+MARKUP_FIELDS = (
+    (deferred_pattern(r"<\s*([a-z_][\w -]{0,30}?)\s*>[^\S\n]*([^<>\n]{0,80}?)[^\S\n]*"
+                      r"<\s*/\s*\1\s*>", re.IGNORECASE), "\n\\1: \\2\n"),
+    (deferred_pattern(r"\[\s*([a-z_][\w -]{0,30}?)\s*\][^\S\n]*([^\[\]\n]{0,80}?)[^\S\n]*"
+                      r"\[\s*/\s*\1\s*\]", re.IGNORECASE), "\n\\1: \\2\n"),
+)
+MARKUP_TEST = deferred_pattern(r"</|\[/")
+TABLE_ROW = deferred_pattern(r"^[^\S\n]*\|([^|\n]*)\|([^|\n]*)\|[^\S\n]*$", re.MULTILINE)
+TABLE_RULE = deferred_pattern(r"^[\s|:-]*-{3}[\s|:-]*$")
+
+
+def table_fields(reply):
+    """reply with each row of a two-column markdown table as "first: second" ("| Confidence |
+    55% |" -> "Confidence: 55%") and the rule row dropped; when the header's second cell is a
+    confidence word ("| answer | probability |"), each row's second cell is given that name
+    instead ("| Jupiter | 0.95 |" -> "Jupiter\nprobability: 0.95")."""
+    lines, header = reply.split("\n"), None
+    for index, line in enumerate(lines):
+        if TABLE_RULE.match(line) and "|" in line:
+            lines[index] = ""
+            continue
+        row = TABLE_ROW.match(line)
+        if row is None:
+            header = None
+            continue
+        first, second = row.group(1).strip(), row.group(2).strip()
+        if header is None:
+            header = second if second.casefold() in CONFIDENCE_WORDS else ""
+            lines[index] = f"{first}: {second}" if not header else ""
+        else:
+            lines[index] = f"{first}\n{header}: {second}" if header else f"{first}: {second}"
+    return "\n".join(lines)
+
+
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
-    quote marks removed, full-width forms folded and every space and dash in one form."""
+    quote marks removed, fields in markup as "name: value" lines (MARKUP_FIELDS), full-width
+    forms folded and every space and dash in one form."""
     reply = prepared_text(str(text))
+    if MARKUP_TEST.search(reply):
+        for pattern, replacement in MARKUP_FIELDS:
+            reply = pattern.sub(replacement, reply)
+    if "|" in reply:
+        reply = table_fields(reply)
     if "```" in reply:
         reply = CODE_FENCE.sub(" ", reply)
     if "~~" in reply:

@@ -2918,5 +2918,50 @@ class Round8IdiomAndNumberTest(LabelCases, unittest.TestCase):
             ("Italian?", R8_CITY, "ABSTAIN")))
 
 
+
+class ConfidenceRound7Test(unittest.TestCase):
+    """Confidence replies of blind corpus round 7, in own wordings: chat words around the
+    value, fields in markup and tables, the answer said as such, a percent after a slash,
+    Dutch."""
+
+    def read(self, reply, scale="percent", answer=None):
+        result = ref2.parse_confidence_v2(reply, scale, answer)
+        return result["value"], result["reason"]
+
+    def assertReads(self, cases, scale="percent", answer=None):
+        for reply, expected in cases:
+            self.assertEqual(self.read(reply, scale, answer), expected, (reply, scale))
+
+    def test_chat_words_around_the_value(self):
+        self.assertReads((("meh, seventy", (0.7, None)), ("idk like 40 maybe", (0.4, None)),
+                          ("solid 90 lol", (0.9, None)), ("prob 65 tbh", (0.65, None)),
+                          ("eh, like 20", (0.2, None))), answer="Sofia")
+        # a number before a noun is still a count
+        self.assertReads((("3 moons", (None, "answer_repeated")),), answer="3")
+
+    def test_fields_in_markup(self):
+        self.assertReads((
+            ("<answer>11</answer> <confidence>85</confidence>", (0.85, None)),
+            ("[ANSWER] 11 [/ANSWER]\n[CONFIDENCE] 85 [/CONFIDENCE]", (0.85, None)),
+            ("| Item | Value |\n|---|---|\n| Year | 1904 |\n| Confidence | 55% |", (0.55, None)),
+            ("| answer | confidence |\n|---|---|\n| 11 | 70 |", (0.7, None)),
+            ("<confidence>85</confidence>", (0.85, None))), answer="11")
+        self.assertEqual(ref2.table_fields("| a | b |\n|---|---|\n| c | d |"), "a: b\n\nc: d")
+
+    def test_the_answer_said_as_such_is_not_the_value(self):
+        self.assertReads((("I answered 2 moons earlier. So I'd say 98.", (0.98, None)),
+                          ("My answer was 12, and I'm 80% sure of it.", (0.8, None))),
+                         answer="2")
+
+    def test_a_percent_after_a_slash_is_no_denominator(self):
+        self.assertReads((("0.75 / 75%", (0.75, None)), ("0.6/60%", (0.6, None))),
+                         "probability")
+        self.assertReads((("75/100", (0.75, None)),))
+
+    def test_dutch(self):
+        self.assertReads((("Ik ben voor 75 procent zeker.", (0.75, None)),
+                          ("Zestig.", (0.6, None)), ("vijfentachtig procent", (0.85, None))))
+
+
 if __name__ == "__main__":
     unittest.main()
