@@ -5477,6 +5477,18 @@ CLAUSE_ROLES = (
         r"one)(?: (?:just|simply|completely|totally|currently|now|somehow|still))? (?:escapes?|"
         r"escaped|eludes?|eluded|has escaped|has eluded) (?:me|my memory|my mind)\b",
         r"\bon the tip of my tongue\b",
+        # round 7 (blind): chat ways of not knowing ("you've got me there", "no clue who that
+        # is", "search me!", "dunno", "your guess is as good as mine tbh", "I'm not finding a
+        # place called X", "I only know about events up to 2023", "the date is beyond me")
+        r"\byou(?:'ve)? (?:got|get|have) me (?:there|on (?:this|that)(?: one)?|beat|stumped)\b",
+        r"^\W*you got me\b", r"^\W*(?:i(?:'ve| have)?(?: got)? )?no clue\b", r"^\W*search me\b",
+        r"^\W*(?:i )?(?:dunno|idk)\b(?! (?:for sure|for certain|exactly)\b)",
+        r"\byour guess is as good as mine\b",
+        r"\bi(?:'m| am) not (?:finding|seeing|turning up|coming up with)\b",
+        r"\bi (?:only |just )?know (?:about )?(?:events|things|what happened|news|"
+        r"developments) (?:up to|until|through|before|from before)\b",
+        r"\b(?:is|are|was|'s) (?:quite |rather |simply |just |a bit |well |completely )?beyond "
+        r"me\W*$",
         r"\bmy (?:knowledge|training(?: data)?|data|information|records?|sources?|memory) "
         r"(?:doesn't|does not|didn't|did not|don't|do not) (?:cover|include|extend to|reach|go "
         r"(?:that|this) far|contain|hold)\b",
@@ -5518,6 +5530,10 @@ CLAUSE_ROLES = (
         # round 4, FEQ/CCQ: "I can't vouch for that figure", "my memory of X is patchy"
         r"\b(?:can't|cannot|can not|couldn't|could not|won't|wouldn't|will not|would not) "
         r"(?:personally |fully |really )?(?:vouch for|guarantee|stand behind|swear to)\b",
+        r"\b(?:would|could|can|will)(?: not|n't)(?:,? however,?)? (?:\w+ )?(?:represent|"
+        r"present|describe|report|treat|call) (?:this|that|it) as (?:verified|confirmed|"
+        r"certain|definitive|settled|fact)\b",
+        r"\b(?:idk|dunno) (?:for sure|for certain|exactly)\b",
         r"\bmy (?:memory|recollection|recall|knowledge)(?: of [\w' -]{1,40}?)? (?:is|was|feels|"
         r"seems|may be|might be|could be) (?:a (?:bit|little) |rather |quite |pretty |somewhat |"
         r"very )?(?:patchy|hazy|fuzzy|shaky|rusty|unreliable|vague|imperfect|sketchy|spotty|"
@@ -5642,6 +5658,24 @@ CLAUSE_ROLES = (
         r"\bsomething tells me(?= (?:it|that it|the|its|his|her|their|he|she|they)\b)",
         r"\bnothing (?:comes|came|springs|sprang) to mind (?:except|but|other than|besides|"
         r"apart from)\b",
+        # round 7 (blind): a confidence below 100 stated inside the answer ("I'm about 60% sure
+        # it's X", "I'd put my confidence at maybe 30%", "low confidence"); chat and cautious
+        # guesses ("my money's on X", "go out on a limb", "I'll hazard a guess", "prob X",
+        # "subject to verification", "on balance", "the evidence points to", "insofar as I
+        # can ascertain")
+        r"\bi(?:'m| am) (?:only |about |around |roughly |maybe |perhaps |like |approximately |"
+        r"probably )?\d{1,2}(?:\.\d+)? ?(?:%|percent|per cent) (?:sure|certain|confident|"
+        r"positive)\b",
+        r"\b(?:confidence|certainty)(?: level)? (?:is |at |of |would be |sits at |stands at |"
+        r"here is |on this is )?(?:only |about |around |roughly |maybe |perhaps |like )?"
+        r"\d{1,2}(?:\.\d+)? ?(?:%|percent|per cent)",
+        r"\b" + _LOW_CONFIDENCE + r" confidence\b",
+        r"\bmy money(?:'s| is|'d be| would be) on\b", r"\bout on a limb\b",
+        r"\bhazard (?:a|my) guess\b", r"\bprobs?\b", r"\bsubject to (?:verification|"
+        r"confirmation|correction|checking|review)\b", r"^\W*on balance\b",
+        r"\b(?:evidence|everything|it all|all signs?|indications?) points? to\b",
+        r"\b(?:insofar|in so far|as far) as i (?:can|could) (?:ascertain|tell|determine|"
+        r"establish|judge|make out)\b",
         r"\b(?:shot|stab) in the dark\b",
     ) + other_language_markers("uncertainty")),
     # Advice to look elsewhere ("you could check"); seeing a thing happen ("you might see it
@@ -7767,18 +7801,28 @@ LIMITING_ROLES = ("knowledge_limit", "uncertainty", "doubt")
 ANAPHORS = frozenset("that this it these those".split())
 
 
+# round 7 (blind): checking the answer against a source ("I can't verify this against a
+# catalogue of his works") limits the answer; the source is not another detail.
+CHECKED_AGAINST_SOURCE = deferred_pattern(
+    r"\b(?:verify|confirm|check|cross-check|double-check|corroborate|vouch for)\s+(?:this|that|"
+    r"it|these|those|the (?:figure|number|date|name|answer|claim|value))\s+(?:against|with|in|"
+    r"from|using|by)\b", re.IGNORECASE)
+
+
 def limit_names_another_detail(clause, context):
     """True when a knowledge limit or doubt is about a named detail other than the one asked
     for ("Kinnear won. I don't know the winning margin."): the clause ends on a noun phrase
     (LIMIT_OBJECT, up to a preposition or trailing adverb: DETAIL_PHRASE_END) whose head, its
     last word, is not a stop word ("the answer", "the details") and none of whose words is
-    one of the question's words or a noun of the asked slot (asked_noun, SLOT_NOUNS). A limit
+    one of the question's words or a noun of the asked slot (asked_noun, SLOT_NOUNS), unless
+    it checks the answer against a source (CHECKED_AGAINST_SOURCE). A limit
     on the asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause
     ("who won") or on the answer ("that", "it", also as the phrase's last word: "the place to
     confirm that"; a choice among the candidates, a back reference: "which one the paper
     used") names no other detail."""
     found = LIMIT_OBJECT.search(clause["text"])
-    if found is None or clause["content"] or "back_reference" in clause["markers"]:
+    if found is None or clause["content"] or "back_reference" in clause["markers"] or \
+            CHECKED_AGAINST_SOURCE.search(clause["text"]):
         return False
     words = folded_words(found.group(1))
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
@@ -7849,13 +7893,17 @@ def sentence_neighbours(clauses, number):
 
 
 def doubts_the_answer_given(clause, neighbours):
-    """True when a forward clause qualifies an answer given before it: it holds a doubt or
-    refers back ("I don't know for sure"), or a clause of its sentence is a doubt about no
-    question it names, so that the limit is the doubt's reason ("I can't verify this, though,
-    as it's after my training data"; not "I'm not sure who won in 2026")."""
-    return "doubt" in clause["markers"] or "back_reference" in clause["markers"] or any(
-        other["role"] == "doubt" and not other["content"] and
-        WH_WORD.search(other["text"]) is None for other in neighbours)
+    """True when a forward clause qualifies an answer given before it: it holds a doubt or an
+    uncertainty marker, refers back ("I don't know for sure") or is joined to it by "though"
+    ("2.1%, though it's after my cutoff"), or a clause of
+    its sentence is a doubt about no question it names, so that the limit is the doubt's
+    reason ("I can't verify this, though, as it's after my training data"; not "I'm not sure
+    who won in 2026")."""
+    markers = clause["markers"]
+    return "doubt" in markers or "uncertainty" in markers or "back_reference" in markers or \
+        clause["joined"] == "though" or any(
+            other["role"] == "doubt" and not other["content"] and
+            WH_WORD.search(other["text"]) is None for other in neighbours)
 
 
 # round 4, FEQ/CCQ: a look-alike named after an abstention and then set apart from the entity
