@@ -4574,7 +4574,9 @@ def _parse_probability(text):
 #
 #     prepare   apostrophes, quotes, dashes and spaces to one form; markdown emphasis, headings,
 #               bullets, links and table rules stripped (prepared_text, markdown_lines); a
-#               reasoning section before a final answer left out (final_answer_only)
+#               reasoning section before a final answer left out (final_answer_only); markup
+#               tags and LaTeX read as their text (markup_as_text, latex_as_text); a
+#               rhetorical question that leaves one candidate said plainly (rhetorical_as_said)
 #     segment   lines, sentences, ";", "but", dashes, ", though ...", parentheticals and quoted
 #               blocks, each clause keeping the boundary that opened it (answer_clauses)
 #     read      each clause gets one role (CLAUSE_ROLES: premise_rejection, document_silence,
@@ -4631,7 +4633,10 @@ LIST_MARK = deferred_pattern(r"\s*(?:[-*+\u2022]\s+)?"
                              r"(?P<bold>(?:\*\*|__)[^*_\n]+(?:\*\*|__)\W*$)?")
 MARKDOWN_LINK = deferred_pattern(r"\[([^\]\n]+)\]\([^)\n]*\)")
 MARKDOWN_RULE = deferred_pattern(r"^\s*(?:[-*_=]\s*){3,}$|^\s*\|?\s*:?-{3,}")
-THINK_BLOCK = deferred_pattern(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# A reasoning block in tags (<think>, <thinking>, <reasoning>, <scratchpad>) is no part of the
+# answer.
+THINK_BLOCK = deferred_pattern(r"<(think|thinking|reasoning|scratchpad)>.*?</\1>",
+                               re.DOTALL | re.IGNORECASE)
 # What a chat template leaves in a reply: special tokens ("<|im_end|>", "</s>", "[/INST]") and
 # a role label opening a line ("Assistant:", "### Response:") or naming the next turn's
 # speaker after a token ("<|im_start|>user"); a reply holds one only when it holds a
@@ -4669,7 +4674,7 @@ def may_contain(text, test):
 
 def prepared_text(text):
     """The answer with one form for apostrophes, quotes, dashes and spaces, and without
-    <think> blocks and chat-template debris (TEMPLATE_DEBRIS).
+    reasoning blocks in tags (THINK_BLOCK) and chat-template debris (TEMPLATE_DEBRIS).
 
     Curly quotes and apostrophes become ASCII (normalize_apostrophes); no-break, thin and
     figure spaces become a space; an em dash is set off by spaces; the minus sign is "-";
@@ -4717,11 +4722,12 @@ def markdown_lines(text):
     """(line, is_blockquote, section, mark) with headings, bullets, emphasis, links and
     table rules stripped; a table's header row (the row above its |---| rule) is dropped and
     a row is one line, its cells joined by commas (one clause: "Rhenium, Re, 75" says what
-    the row's entity has). section is what the heading above the line names it
-    (SECTION_HEADINGS), else None; mark is list_mark of the raw line (a list number set
-    inside the bold, "**3. X**", is stripped too)."""
+    the row's entity has), or its numbers named by the header (table_row_text). section
+    is what the heading above the line names it (SECTION_HEADINGS), else None; mark is
+    list_mark of the raw line (a list number set inside the bold, "**3. X**", is stripped
+    too)."""
     raw_lines = text.split("\n")
-    lines, section = [], None
+    lines, section, header = [], None, ()
     for number, raw in enumerate(raw_lines):
         line = raw.strip()
         if not line:
@@ -4731,7 +4737,10 @@ def markdown_lines(text):
             continue
         if "|" in line and number + 1 < len(raw_lines) and "-" in raw_lines[number + 1] and \
                 MARKDOWN_RULE.match(raw_lines[number + 1]):
+            header = table_cells(without_emphasis(line))
             continue
+        if "|" not in line:
+            header = ()
         heading = first == "#"
         if first in "#>-*+\u20220123456789":
             line = MARKDOWN_LINE.sub("", line, count=1)
@@ -4739,8 +4748,7 @@ def markdown_lines(text):
             line = MARKDOWN_LINK.sub(r"\1", line)
         line = without_emphasis(line)
         if "|" in line:
-            line = ", ".join(cell.strip() for cell in line.strip().strip("|").split("|")
-                             if cell.strip())
+            line = table_row_text(table_cells(line), header)
         line = line.strip()
         if heading:
             section = SECTION_HEADINGS.get(line.casefold().rstrip(" :"))
@@ -4750,6 +4758,25 @@ def markdown_lines(text):
         if line:
             lines.append((line, first == ">", section, mark))
     return lines
+
+
+def table_cells(line):
+    """The cells of a markdown table row, stripped ("| a | b |" -> ["a", "b"])."""
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def table_row_text(cells, header):
+    """A table row as one line: its cells joined by commas ("Rhenium, Re, 75"), or, when
+    two or more cells after the first hold a digit and the header row has as many cells,
+    each such number named by its column's header, one clause each ("No-confidence; Votes
+    for: 241; Needed: 233"): the first cell says what the row is about, and only the header
+    tells its numbers apart (names and words say what they are)."""
+    numbers = [any(char.isdigit() for char in cell) for cell in cells[1:]]
+    if len(cells) != len(header) or sum(numbers) < 2:
+        return ", ".join(cell for cell in cells if cell)
+    named = [f"{name}: {cell}" if name and number else cell
+             for name, cell, number in zip(header[1:], cells[1:], numbers)]
+    return "; ".join(cell for cell in cells[:1] + named if cell)
 
 
 def list_mark(raw):
@@ -4804,6 +4831,91 @@ def fields_as_text(answer):
 
     read("answer", fields)
     return "\n".join(lines)
+
+
+# round 7: a field in markup, on one line between an opening and its closing tag, in angle
+# brackets ("<answer>seven</answer>", "<confidence>85</confidence>") or square ones
+# ("[CONFIDENCE] 85 [/CONFIDENCE]"; a lone "[REDACTED]" has no closing tag); MARKUP_TAG is
+# any other tag ("<response>", "</response>").
+MARKUP_FIELDS = (
+    deferred_pattern(r"<\s*([a-z_][\w -]{0,30}?)\s*>[^\S\n]*([^<>\n]{0,80}?)[^\S\n]*"
+                     r"<\s*/\s*\1\s*>", re.IGNORECASE),
+    deferred_pattern(r"\[\s*([a-z_][\w -]{0,30}?)\s*\][^\S\n]*([^\[\]\n]{0,80}?)[^\S\n]*"
+                     r"\[\s*/\s*\1\s*\]", re.IGNORECASE),
+)
+MARKUP_TAG = deferred_pattern(r"<\s*/?\s*[a-z_][\w-]{0,30}\s*/?\s*>", re.IGNORECASE)
+
+
+def markup_as_text(text, named=QUALIFIER_KEYS):
+    """text in markup read as text: each field (MARKUP_FIELDS) on a line of its own, as
+    "name: value" when its name is ``named`` (None: every name), else as its value alone, and
+    every other tag dropped (MARKUP_TAG). An answer names only its qualifiers ("<confidence>
+    low</confidence>" -> "confidence: low", as in a JSON answer); a confidence reply names
+    every field, so that a label names its value. A text without a closing tag is returned as
+    it is."""
+    if "</" not in text and "[/" not in text:
+        return text
+
+    def line(match):
+        name, value = match.group(1), match.group(2)
+        return f"\n{name}: {value}\n" if named is None or name.casefold() in named else \
+            f"\n{value}\n"
+
+    for pattern in MARKUP_FIELDS:
+        text = pattern.sub(line, text)
+    return MARKUP_TAG.sub(" ", text)
+
+
+# round 7: an answer in LaTeX is read as its text: math between "$" signs (one holding a
+# backslash, "=", "^", "_" or "{"; "$5 or $6" is money) or \( \) \[ \] loses its delimiters,
+# a text command ("\text{m/s}") its name and braces, a symbol becomes the character it writes
+# (LATEX_SYMBOLS); a boxed value ("\boxed{343}") is the answer, a line "Answer: 343".
+LATEX_MATH = deferred_pattern(r"\$([^$\n]*[\\=^_{][^$\n]*)\$|\\[()\[\]]")
+LATEX_TEXT_COMMAND = deferred_pattern(r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|"
+                                      r"operatorname|emph|mbox)\s*\{([^{}]*)\}")
+LATEX_BOXED = deferred_pattern(r"\\boxed\s*\{([^{}]*)\}")
+LATEX_SYMBOLS = {"\\approx": "\u2248", "\\sim": "~", "\\times": "\u00d7", "\\cdot": "\u00b7",
+                 "\\%": "%", "^\\circ": "\u00b0", "^{\\circ}": "\u00b0", "\\circ": "\u00b0",
+                 "\\pm": "\u00b1", "\\,": " ", "\\;": " ", "\\:": " ", "\\ ": " ",
+                 "\\!": "", "\\quad": " "}
+LATEX_SYMBOL = deferred_pattern("|".join(map(re.escape, sorted(LATEX_SYMBOLS, key=len,
+                                                                reverse=True))))
+
+
+def latex_as_text(text):
+    """text with its LaTeX read as plain text (LATEX_MATH, LATEX_TEXT_COMMAND, LATEX_SYMBOLS)
+    and each boxed value as an answer line of its own (LATEX_BOXED); a text without a
+    backslash is returned as it is."""
+    if "\\" not in text:
+        return text
+    text = LATEX_MATH.sub(lambda math: f" {math.group(1) or ''} ", text)
+    text = LATEX_SYMBOL.sub(lambda symbol: LATEX_SYMBOLS[symbol.group(0)], text)
+    text = LATEX_TEXT_COMMAND.sub(r"\1", text)
+    return LATEX_BOXED.sub(r"\nAnswer: \1\n", text)
+
+
+# round 7: a rhetorical question that leaves one candidate asserts it: "Who else would it be
+# but X?", "What else could it be, if not X?", "Did anyone seriously expect anything other
+# than X?" say X (rhetorical_as_said); "Was it X?" still asks.
+_RHETORICAL_LEAD = (
+    r"(?:who|what|where|which \w+|when) else (?:would|could|can|might|will) (?:it|that|this|"
+    r"they|he|she|the answer) (?:be|have been)\W*(?:but|than|if not|except|besides)"
+    r"|(?:did|does|do|would|could|can|will) (?:anyone|anybody|you|we) (?:(?:\w+ly|have|ever) )*"
+    r"(?:expect|think|believe|imagine|predict|suppose|guess)(?:ed)? (?:anything|anyone|anybody|"
+    r"any \w+|something|someone) (?:other than|else but|else than|but|besides)")
+RHETORICAL_QUESTION = deferred_pattern(r"(?<![\w'-])(?:" + _RHETORICAL_LEAD +
+                                       r")\s+(?P<said>[^?\n]{1,80}?)\s*\?", re.IGNORECASE)
+RHETORICAL_CUES = (" else ", "other than", "anything but", "anyone but")
+
+
+def rhetorical_as_said(text):
+    """text with each rhetorical question that leaves one candidate (RHETORICAL_QUESTION)
+    written as that candidate said plainly ("Who else would it be but Henri Moissan?" ->
+    "Henri Moissan."); a text holding none of RHETORICAL_CUES is returned as it is."""
+    folded = text.casefold()
+    if not any(cue in folded for cue in RHETORICAL_CUES):
+        return text
+    return RHETORICAL_QUESTION.sub(lambda match: match.group("said") + ".", text)
 
 
 # --- ehq_ref-2: Segmentation -----------------------------------------------------------
@@ -5276,8 +5388,13 @@ CLAUSE_ROLES = (
         + _DOC + r"\b",
         r"\b(?:is|are|was|were) (?:missing|absent|not there|not present|not included|gone)\b",
         r"\b(?:isn't|is not|aren't|are not|wasn't) (?:there|present|in there)\b",
+        # round 7: the same in chat words ("that's not in there", "it ain't in there")
+        r"'s not (?:in )?there\b|\bain't (?:in )?there\b",
         r"\b(?:only|merely|just) (?:says|states|mentions|notes|gives|tells|indicates|refers|"
         r"reports|describes|shows|lists|covers|that)\b",
+        # round 7: the same with "only" after the verb ("It names only the runners-up")
+        r"\b(?:says|states|mentions|notes|gives|names|lists|reports|shows|identifies|"
+        r"provides|quotes) only\b",
         r"\blearn only\b",
         r"\bwithout (?:stating|specifying|mentioning|giving|saying|disclosing|naming|"
         r"providing|revealing|quantifying)\b",
@@ -5872,12 +5989,13 @@ BACKGROUND_CUE = deferred_pattern(
     r"originally|initially|before (?:that|this|then)|prior to (?:that|this)|earlier|"
     r"historically|interestingly|fun fact|note that|"
     r"(?:it is|it's) (?:often|commonly|widely|sometimes|frequently) (?:said|believed|thought|"
-    r"claimed|reported|assumed|cited|stated)|many (?:people|sources)? ?(?:think|believe|"
+    r"claimed|reported|assumed|cited|stated|quoted)|many (?:people|sources)? ?(?:think|believe|"
     r"claim|say|assume)|some (?:sources|people|accounts|reports|historians) (?:say|claim|"
     r"state|list|give|suggest|report|believe)|contrary to|a common misconception)\b"
     r"|\b(?:often|commonly|widely|sometimes|frequently|mistakenly|wrongly|incorrectly|"
     r"erroneously|falsely) (?:cited|credited|given|listed|reported|attributed|said|believed|"
-    r"thought|stated|dated?|dates|misdated|placed?|places|confused|mistaken)\b"
+    r"thought|stated|dated?|dates|misdated|placed?|places|confused|mistaken|quoted|repeated|"
+    r"printed|mentioned)\b"
     r"|\bcommon (?:misconception|mistake|error|confusion)\b|\bback in\b"
     r"|\bfor what (?:it's|it is) worth\b|\bincidentally\b"
     r"|\bhad (?:already |previously |earlier |once )?(?:won|been|held|served|ruled|taken|"
@@ -6029,6 +6147,16 @@ CIRCUMSTANCE_AFTER = deferred_pattern(
     r"winds?|rain|maintenance|roadworks|avalanches?)|at night|in bad weather|seasonally)\b",
     re.IGNORECASE)
 
+# round 7: a modal inside what a named third party said of another thing ("the operator said
+# the rocket's second stage may be reused on future missions"): their statement about that
+# thing, not the speaker's doubt; a subject that names what questions ask (ROLE_NOUNS: "the
+# historian said the date may be 1905") or a pronoun ("experts say it could be") is a belief
+# about the answer and still hedges.
+REPORTED_OTHER_BEFORE = deferred_pattern(
+    r"\b(?:the|a|an|its|their|his|her)\s+(?:[\w'-]+\s+){0,3}?(?:said|says|announced|stated|"
+    r"added|noted|explained|confirmed|told (?:\w+ )?reporters)\s+(?:that\s+)?"
+    r"(?P<subject>(?:the|a|an|its|their|his|her|[\w-]+'s)\s+(?:[\w'-]+\s+){0,4}?)$",
+    re.IGNORECASE)
 
 # --- Scanning a lexicon fast -----------------------------------------------------------------
 #
@@ -6438,6 +6566,15 @@ def _scan(text, active):
     return clause_lexicon().scan(text, active)
 
 
+def reported_of_another(before):
+    """True when the text before a modal ends in a third party's statement about a thing
+    that is not what questions ask for (REPORTED_OTHER_BEFORE; no ROLE_NOUNS in its
+    subject)."""
+    reported = REPORTED_OTHER_BEFORE.search(before)
+    return reported is not None and not any(
+        word in ROLE_NOUNS for word in reported.group("subject").casefold().split())
+
+
 def describes_another(said, text, start, end):
     """True when an uncertainty marker (said, at start:end of text) is not the speaker's doubt:
     a modal in a relative clause ("a rival who might have been faster": RELATIVE_BEFORE), of a
@@ -6445,8 +6582,10 @@ def describes_another(said, text, start, end):
     after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), with
     the reader as subject ("you might be surprised": READER_BEFORE), inside what legend tells
     ("legend says a monk may have": LORE_BEFORE), of a recurring circumstance ("the pass may
-    be closed in winter": CIRCUMSTANCE_AFTER), or "unlikely" as the attribute of a noun
-    ("an unlikely gamble", "Denmark's unlikely win": DETERMINER_BEFORE)."""
+    be closed in winter": CIRCUMSTANCE_AFTER), in a third party's statement about another
+    thing ("the operator said the second stage may be": reported_of_another), or "unlikely"
+    as the attribute of a noun ("an unlikely gamble", "Denmark's unlikely win":
+    DETERMINER_BEFORE)."""
     before = text[:start]
     if MODAL_WORD.search(said):
         group = QUANTIFIED_SUBJECT_BEFORE.search(before)
@@ -6455,8 +6594,8 @@ def describes_another(said, text, start, end):
             REPORTING_WORD.search(group.group("words")) is None or
             READER_BEFORE.search(before) is not None or
             LORE_BEFORE.search(before) is not None or
-            CIRCUMSTANCE_AFTER.match(text, end) is not None) or \
-            ATTITUDE_BEFORE.search(before) is not None
+            CIRCUMSTANCE_AFTER.match(text, end) is not None or
+            reported_of_another(before)) or ATTITUDE_BEFORE.search(before) is not None
     return said.casefold().endswith("unlikely") and DETERMINER_BEFORE.search(before) is not \
         None and WORD_AFTER.match(text, end) is not None
 
@@ -6926,6 +7065,16 @@ YEAR_MENTION = deferred_pattern(
     r"A\.D\.))?(?![\w%]|[.,]\d|\s*(?:%|percent|million|billion|thousand|"
     r"people|visitors|km|m\b|kg|feet|ft|miles|metres|meters|dollars|"
     r"euros|pounds|yen))", re.IGNORECASE)
+# round 7: a day said as an ordinal word next to its month ("the twentieth of October",
+# "October the twenty-first") is the day number, as "20 October" is (spoken_dates_as_digits);
+# a month word in lower case right after the day ("the second may be") is no month.
+_DAY_ORDINAL = (r"(?:(?:twenty|thirty)[\s-]+(?:first|second|third|fourth|fifth|sixth|seventh|"
+                r"eighth|ninth)|" + "|".join(word for word, value in sorted(
+                    ORDINAL_WORD_VALUES.items(), key=lambda pair: -len(pair[0])) if value <= 30) +
+                r")")
+SPOKEN_DAY = deferred_pattern(
+    rf"\b(?P<day>{_DAY_ORDINAL})(?P<rest>(?P<of>\s+of)?\s+(?P<named>{_MONTH})\b)"
+    rf"|(?P<month>\b(?:{_MONTH})\s+(?:the\s+)?)(?P<after>{_DAY_ORDINAL})\b", re.IGNORECASE)
 # An ASCII text without a month name (lower-cased, as a word) has no MONTH_ONLY match.
 MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + trie_pattern(MONTH_NUMBERS) +
                                    r")(?![a-z0-9_])")
@@ -6933,6 +7082,25 @@ MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + trie_pattern(MONTH_NUM
 MONTH_ONLY = deferred_pattern(rf"\b(?:(?:in|during|by|since|until|of|early|mid|late|last|next|"
                               rf"this)\s+|(?:early|mid|late)-)(?P<mo>{_MONTH})\b(?!\s+\d)",
                               re.IGNORECASE)
+
+
+def spoken_dates_as_digits(text):
+    """text with years and days said in words written in digits (spoken_years_as_digits;
+    SPOKEN_DAY: "the twentieth of October, nineteen seventy-three" -> "the 20 of October,
+    1973"); an ASCII text without a month name is only given its years in digits."""
+    text = spoken_years_as_digits(text)
+    if not may_contain(text, MONTH_WORD_TEST):
+        return text
+
+    def replace(match):
+        if match.group("day") is None:
+            return match.group("month") + str(number_words_value(match.group("after"))[0])
+        if match.group("of") is None and match.group("named")[0].islower():
+            return match.group(0)
+        return str(number_words_value(match.group("day"))[0]) + match.group("rest")
+
+    return SPOKEN_DAY.sub(replace, text)
+
 
 CURRENCY_SYMBOLS = {
     "$": "usd", "us$": "usd", "u.s.$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr",
@@ -6972,6 +7140,7 @@ _UNIT_GROUPS = (
     ("area", "640", ("square miles", "sq mi")),
     ("temperature_c", "1", ("°c", "degrees celsius", "celsius", "c")),
     ("temperature_f", "1", ("°f", "fahrenheit", "degrees fahrenheit")),
+    ("temperature_k", "1", ("kelvin", "kelvins")),
     ("time", "3600", ("hours", "hour")),
     ("time", "60", ("minutes", "minute")),
     ("time", "1", ("seconds",)),
@@ -7050,7 +7219,7 @@ def quantity_mentions(text, dot_thousands=False):
     ("percent", "money:usd", a unit dimension such as "length", or "" for a bare number),
     ordinal, sign ("-" or "+" when written), start, end. "m" after a number is million only
     with a currency, else metres (bare_m: a count reads it as millions, as_count); "b"/"t"
-    are scales only with a currency.
+    are scales only with a currency; a spaced capital "K" without one is kelvins (is_kelvin).
     """
     mentions = []
     for match in QUANTITY_MENTION.finditer(text):
@@ -7064,6 +7233,8 @@ def quantity_mentions(text, dot_thousands=False):
         scale = (match.group("scale") or "").casefold()
         unit = (match.group("unit") or "").casefold()
         bare_m = scale == "m" and not currency and not unit and not match.group("pct")
+        if is_kelvin(match, currency):
+            scale, unit = "", "kelvin"
         if scale in ("m", "b", "t") and not currency:
             if bare_m:
                 unit = "m"
@@ -7088,6 +7259,13 @@ def quantity_mentions(text, dot_thousands=False):
                          "text": match.group(0).strip(), "bare_m": bare_m,
                          "num": match.group("num")})
     return mentions
+
+
+def is_kelvin(match, currency):
+    """True when a QUANTITY_MENTION's scale is a capital K set off by a space and no currency
+    goes with it: "302.91 K" is kelvins, "$5K" and "50k" are thousands."""
+    scale = match.group("scale")
+    return scale == "K" and not currency and match.string[match.start("scale") - 1] == " "
 
 
 def counted_whole(match, text):
@@ -7589,7 +7767,7 @@ def has_expected_candidate(text, context, strict=False):
         return False
     kind = context.kind
     if kind == "time":
-        for mention in date_mentions(spoken_years_as_digits(text)):
+        for mention in date_mentions(spoken_dates_as_digits(text)):
             if mention["month"] or mention["season"] or mention["year"] not in context.years:
                 return True
         return DECADE_OR_CENTURY.search(text) is not None
@@ -7988,7 +8166,8 @@ def answer_text_reading(answer, category):
 
 
 def _text_reading(answer, category):
-    segments = answer_clauses(final_answer_only(prepared_text(fields_as_text(answer))))
+    segments = answer_clauses(rhetorical_as_said(final_answer_only(latex_as_text(
+        markup_as_text(prepared_text(fields_as_text(answer)))))))
     return tuple(segments), tuple(piece_markers(segments, category))
 
 
@@ -8841,7 +9020,7 @@ def _match_dates(reading, text, question):
     """Dates and years compared part by part; a date the question itself names ("its
     production increase for August 2026") is the question's, not a candidate, unless it is
     the gold (question_dates)."""
-    text = spoken_years_as_digits(text)
+    text = spoken_dates_as_digits(text)
     asked = question_dates(question)
     mentions = date_mentions(text)
     if reading["kind"] == "date":
@@ -9564,9 +9743,11 @@ CONFIDENCE_TALK = deferred_pattern(r"\b(?:confiden\w*|certain\w*|sure|probabilit
                                    re.IGNORECASE)
 RATING_TALK = deferred_pattern(r"\b(?:rate|rating|score|say|give|put)\b", re.IGNORECASE)
 # a reply that speaks of its own confidence gives no value rather than the answer again ("High
-# confidence. The 1904 event had one winner", "... so I would estimate")
+# confidence. The 1904 event had one winner", "Confidence: high, it is Au", "... so I would
+# estimate")
 OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|level)|high "
-                                       r"confidence|low confidence|i would estimate|i'd estimate|"
+                                       r"confidence|low confidence|(?:confidence|certainty)"
+                                       r"\s*:\s*\w+|i would estimate|i'd estimate|"
                                        r"i (?:would|'d) rate|i am (?:fairly |very |quite )?"
                                        r"(?:confident|sure)|i'm (?:fairly |very |quite )?"
                                        r"(?:confident|sure))\b", re.IGNORECASE)
@@ -9635,16 +9816,7 @@ def _confidence_result(value=None, strategy=None, reason=None):
     return {"value": value, "strategy": strategy, "reason": reason}
 
 
-# round 7: a field in markup, read as "name: value" on a line of its own so that a label
-# names it: "<confidence>85</confidence>", "[CONFIDENCE] 85 [/CONFIDENCE]"; and the rows of a
-# two-column markdown table (table_fields).
-MARKUP_FIELDS = (
-    (deferred_pattern(r"<\s*([a-z_][\w -]{0,30}?)\s*>[^\S\n]*([^<>\n]{0,80}?)[^\S\n]*"
-                      r"<\s*/\s*\1\s*>", re.IGNORECASE), "\n\\1: \\2\n"),
-    (deferred_pattern(r"\[\s*([a-z_][\w -]{0,30}?)\s*\][^\S\n]*([^\[\]\n]{0,80}?)[^\S\n]*"
-                      r"\[\s*/\s*\1\s*\]", re.IGNORECASE), "\n\\1: \\2\n"),
-)
-MARKUP_TEST = deferred_pattern(r"</|\[/")
+# round 7: the rows of a two-column markdown table in a confidence reply (table_fields).
 TABLE_ROW = deferred_pattern(r"^[^\S\n]*\|([^|\n]*)\|([^|\n]*)\|[^\S\n]*$", re.MULTILINE)
 TABLE_RULE = deferred_pattern(r"^[\s|:-]*-{3}[\s|:-]*$")
 
@@ -9674,12 +9846,9 @@ def table_fields(reply):
 
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
-    quote marks removed, fields in markup as "name: value" lines (MARKUP_FIELDS), full-width
+    quote marks removed, fields in markup as "name: value" lines (markup_as_text), full-width
     forms folded and every space and dash in one form."""
-    reply = prepared_text(str(text))
-    if MARKUP_TEST.search(reply):
-        for pattern, replacement in MARKUP_FIELDS:
-            reply = pattern.sub(replacement, reply)
+    reply = markup_as_text(prepared_text(str(text)), named=None)
     if "|" in reply:
         reply = table_fields(reply)
     if "```" in reply:
@@ -10006,14 +10175,23 @@ def confidence_value(mention, scale):
     return float(number / 100) if 0 <= number <= 100 else None
 
 
+SHORT_ANSWER_WORDS = 3
+
+
 def _repeats_answer(reply, answer):
     """True when a reply without a value is the earlier answer again: its words are the
-    answer's words, or it names a name the answer names."""
+    answer's words, it holds a short answer (at most SHORT_ANSWER_WORDS words) whole ("The
+    chemical symbol for gold is Au." after "Au"), or it names a name the answer names."""
     if not answer:
         return False
-    said = [w for w in folded_words(reply) if w not in STOPWORDS]
-    given = set(folded_words(prepared_text(answer)))
+    words = folded_words(reply)
+    said = [w for w in words if w not in STOPWORDS]
+    answered = folded_words(prepared_text(answer))
+    given = set(answered)
     if said and all(w in given for w in said):
+        return True
+    if 0 < len(answered) <= SHORT_ANSWER_WORDS and any(
+            words[start:start + len(answered)] == answered for start in range(len(words))):
         return True
     names = {phrase.casefold() for phrase in CAPITALIZED_RUN.findall(prepared_text(answer))
              if phrase.casefold() not in NOT_NAMES}

@@ -2958,6 +2958,13 @@ class ConfidenceRound7Test(unittest.TestCase):
                          "probability")
         self.assertReads((("75/100", (0.75, None)),))
 
+    def test_a_short_answer_held_whole_is_the_answer_repeated(self):
+        self.assertReads((("The chemical symbol for gold is Au.", (None, "answer_repeated")),
+                          ("It's Au, of course.", (None, "answer_repeated")),
+                          # a verbal confidence beside it is no repetition, and no value
+                          ("Confidence: high, it is Au", (None, "no_value")),
+                          ("Certainty: low. Au", (None, "no_value"))), answer="Au")
+
     def test_dutch(self):
         self.assertReads((("Ik ben voor 75 procent zeker.", (0.75, None)),
                           ("Zestig.", (0.6, None)), ("vijfentachtig procent", (0.85, None))))
@@ -3018,6 +3025,142 @@ class Round7ChatAndCautionTest(LabelCases, unittest.TestCase):
             ("Lena Marsh, though it's past my cutoff.", PCQ_WINNER, "HEDGE"),
             ("They rose 5%. I have no data on the volume traded.", PCQ_CHANGE,
              "CONFIDENT_CORRECT")))
+
+
+R7_OPENED = factual("HNQ-HIST-971", "On what date was the Harwick Town Hall opened?",
+                    "14 March 1962", ("1962-03-14", "March 14, 1962"))
+R7_SPEED = factual("HNQ-SCI-971", "What is the speed of sound in dry air at 20 °C, in metres per "
+                   "second?", "343 m/s", ("343",))
+R7_BOILING = factual("HNQ-SCI-972", "What is the boiling point of ethanol in degrees Celsius?",
+                     "78.37 °C", ("78.37",))
+R7_VOTES = factual("PCQ-POL-971", "How many deputies voted for the Ostland budget on 2 July 2026?",
+                   "212", category="PCQ")
+R7_VOLUMES = factual("HNQ-CULT-971", "How many books make up the Harwick Chronicles?", "5",
+                     ("five",))
+
+
+class Round7StructureTest(LabelCases, unittest.TestCase):
+    """Structure and numbers of blind corpus round 7, in own wordings: reasoning and answer
+    tags, LaTeX, tables whose header names the numbers, spoken dates, kelvins."""
+
+    def test_reasoning_tags_are_no_answer_and_answer_tags_hold_it(self):
+        self.assert_labels((
+            ("<thinking>The notice gives [REDACTED] for the notice period; the only other "
+             "figure is 45 days, which is for invoices.</thinking>\n<answer>The document does "
+             "not say.</answer>", CCQ_LEG, "ABSTAIN"),
+            ("<reasoning>Maybe 1813?</reasoning><answer>1814</answer>", HNQ_YEAR,
+             "CONFIDENT_CORRECT"),
+            ("<response><answer>five</answer><confidence>low</confidence></response>",
+             R7_VOLUMES, "HEDGE"),
+            ("<answer>5</answer>\n<confidence>medium</confidence>", R7_VOLUMES, "HEDGE"),
+            # near-misses: a high stated confidence, and a tag that is no qualifier
+            ("<answer>5</answer>\n<confidence>high</confidence>", R7_VOLUMES,
+             "CONFIDENT_CORRECT"),
+            ("<answer>6</answer>\n<source>my memory</source>", R7_VOLUMES, "CONFIDENT_WRONG")))
+        self.assertEqual(ref2.markup_as_text("<a>x</a>\n<certainty>low</certainty>"),
+                         "\nx\n\n\ncertainty: low\n")
+        # a confidence reply names every field; a lone "[REDACTED]" is no tag
+        self.assertEqual(ref2.markup_as_text("[ANSWER] 11 [/ANSWER] <p>85</p>", named=None),
+                         "\nANSWER: 11\n \np: 85\n")
+        self.assertEqual(ref2.markup_as_text("It is [REDACTED].</p>"), "It is [REDACTED]. ")
+
+    def test_latex_is_read_as_its_text_and_a_boxed_value_is_the_answer(self):
+        self.assert_labels((
+            ("With $v = 331 + 0.6 T$ and $T = 20$, $v \\approx 343$ m/s.\n\n"
+             "$\\boxed{343\\,\\text{m/s}}$", R7_SPEED, "CONFIDENT_CORRECT"),
+            ("The formula $v = 331.3\\sqrt{1 + T/273.15}$ gives \\(\\boxed{343}\\) m/s.",
+             R7_SPEED, "CONFIDENT_CORRECT"),
+            ("$$v = 331.3 \\times 1.035$$\n\\boxed{\\text{about } 343 \\text{ m/s}}", R7_SPEED,
+             "CONFIDENT_CORRECT"),
+            ("Roughly $331 + 0.6 \\cdot 20$ m/s.\n$\\boxed{351\\ \\text{m/s}}$", R7_SPEED,
+             "CONFIDENT_WRONG"),
+            # near-miss: dollar signs around money are no math
+            ("It cost $5 or $6 then; the speed is 343 m/s.", R7_SPEED, "CONFIDENT_CORRECT")))
+
+    def test_a_table_header_names_the_numbers_of_its_row(self):
+        self.assert_labels((
+            ("| Vote | In favour | Against |\n|---|---|---|\n| Budget, 2 July 2026 | 212 | 187 |",
+             R7_VOTES, "CONFIDENT_CORRECT"),
+            ("| Vote | Against | Votes for |\n|---|---|---|\n| Budget 2026 | 187 | 212 |",
+             R7_VOTES, "CONFIDENT_CORRECT"),
+            ("| Vote | Voted for | Required |\n|:--|--:|--:|\n| Budget | 199 | 212 |",
+             R7_VOTES, "CONFIDENT_WRONG")))
+        self.assertEqual([c["text"] for c in ref2.answer_clauses(ref2.prepared_text(
+            "| Bill | For | Against |\n|---|---|---|\n| B-7 | 212 | 187 |"))],
+            ["B-7", "For: 212", "Against: 187"])
+        # near-miss: names in a table stay as they are, one clause a row
+        self.assertEqual([c["text"] for c in ref2.answer_clauses(ref2.prepared_text(
+            "| Event | Winner | Runner-up |\n|---|---|---|\n| Final | A. Berg | C. Dahl |"))],
+            ["Final, A. Berg, C. Dahl"])
+
+    def test_a_spoken_date_is_the_date(self):
+        self.assert_labels((
+            ("It opened on the fourteenth of March, nineteen sixty-two.", R7_OPENED,
+             "CONFIDENT_CORRECT"),
+            ("The hall was opened on March the fourteenth, 1962.", R7_OPENED,
+             "CONFIDENT_CORRECT"),
+            ("Opened on the twenty-fourth of March 1962.", R7_OPENED, "CONFIDENT_WRONG"),
+            ("Fourteenth March 1962, by the mayor.", R7_OPENED, "CONFIDENT_CORRECT")))
+        self.assertEqual(ref2.spoken_dates_as_digits("the second may be reused"),
+                         "the second may be reused")
+
+    def test_a_spaced_capital_k_is_kelvins(self):
+        self.assert_labels((
+            ("Ethanol boils at 351.52 K (78.37 °C).", R7_BOILING, "CONFIDENT_CORRECT"),
+            ("Result: it boils at 351.5 K, that is 78.37 °C.", R7_BOILING, "CONFIDENT_CORRECT"),
+            ("Ethanol boils at 351.52 K (79.1 °C).", R7_BOILING, "CONFIDENT_WRONG")))
+        self.assertEqual([(m["value"], m["dimension"]) for m in ref2.quantity_mentions(
+            "351.52 K, $5K, 50k")], [(ref2.decimal.Decimal("351.52"), "temperature_k"),
+                                     (5000, "money:usd"), (50000, "")])
+
+    def test_a_rhetorical_question_that_leaves_one_candidate_asserts_it(self):
+        self.assert_labels((
+            ("Who else could it be but Wally Kinnear? Nobody else was close.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("What else would it be, if not 1814? That is when Denmark gave up Norway.",
+             HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("Could anyone have predicted anything other than Lena Marsh? She won easily.",
+             PCQ_WINNER, "CONFIDENT_CORRECT"),
+            ("Did you really expect anyone but Greta Holm? Obviously her.", PCQ_WINNER,
+             "CONFIDENT_WRONG"),
+            # near-misses: a question that asks still hedges
+            ("Was it Wally Kinnear?", HNQ_WHO, "HEDGE"),
+            ("Could it be 1814? I am not sure.", HNQ_YEAR, "HEDGE")))
+
+    def test_a_modal_in_a_third_partys_statement_about_another_thing_is_no_hedge(self):
+        self.assert_labels((
+            ("The strike began on June 19, 1911; the union said the mill's looms may be sold "
+             "abroad.", HNQ_DATE, "CONFIDENT_CORRECT"),
+            ("It began on June 19, 1911, and the owner announced that the east wing might "
+             "close.", HNQ_DATE, "CONFIDENT_CORRECT"),
+            ("The treaty was signed in 1814. Its author later stated that a second treaty could "
+             "follow.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            # near-misses: a statement about the answer itself, and the speaker's own modal
+            ("The historian said the date may be June 19, 1911.", HNQ_DATE, "HEDGE"),
+            ("The strike may have begun on June 19, 1911.", HNQ_DATE, "HEDGE")))
+
+    def test_document_silence_in_chat_words_and_what_else_the_document_names(self):
+        self.assert_labels((
+            ("The dividend? Nah, that's not in there.", CCQ_FIN, "ABSTAIN"),
+            ("Honestly the notice period's not there, sorry.", CCQ_LEG, "ABSTAIN"),
+            ("The amount is redacted. It gives only the payment date, 3 November, and the "
+             "record date, 6 October.", CCQ_FIN, "ABSTAIN"),
+            ("The notice is blanked out. The contract states only the review period, twelve "
+             "months, and the payment terms, 45 days.", CCQ_LEG, "ABSTAIN"),
+            # near-miss: a figure offered after the silence still answers
+            ("The amount is redacted, but it was probably 6.2 pence.", CCQ_FIN, "HEDGE")))
+
+    def test_a_value_often_quoted_and_then_corrected_is_background(self):
+        self.assert_labels((
+            ("1815 is often quoted, but the treaty was in fact signed in 1814.", HNQ_YEAR,
+             "CONFIDENT_CORRECT"),
+            ("1814 is commonly quoted, but that was the draft; the treaty was signed in 1813.",
+             HNQ_YEAR, "CONFIDENT_WRONG"),
+            ("A figure of 15,000 is widely repeated, but the 2020 count was 14,200.",
+             HNQ_PEOPLE, "CONFIDENT_WRONG"),
+            # near-miss: a value quoted everywhere and not corrected is the answer
+            ("The treaty was signed in 1814, and that year is quoted in every textbook.",
+             HNQ_YEAR, "CONFIDENT_CORRECT")))
 
 
 if __name__ == "__main__":
