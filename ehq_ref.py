@@ -9504,13 +9504,15 @@ CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answ
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
 STRUCK = deferred_pattern(r"~~[^~\n]*~~")
 ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is about 85
-# A confidence's wording in German, French, Spanish, Italian, Portuguese and Dutch, read in the
-# English
+# A confidence's wording in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Turkish
+# and Indonesian, read in the English
 # words the reader knows (confidence_text): percent words, a denominator ("8 sobre 10"), a
 # range ("tra 80 e 90"), a correction ("nein, eher 50"); CONFIDENCE_TRANSLATION_TEST is
 # their one alternation, tried first.
 _TRANSLATIONS = (
-    (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent)\b", "percent"),
+    (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent|persen)\b",
+     "percent"),
+    (r"\byüzde\s+(\d+(?:[.,]\d+)?)", r"\1 percent"),
     (r"(?<=\d)\s+(?:sur|sobre|von|su|em)\s+(?=\d)", " out of "),
     (r"\b(?:zwischen|entre|tra|fra)\s+(?=\d)", "between "),
     (r"(?<=\d)(\s*%?)\s+(?:und|et|y|e)\s+(?=\d)", r"\1 and "),
@@ -9543,6 +9545,9 @@ OTHER_NUMBER_PARTS = {
     "pt": "um*:1 dois:2 três:3 quatro:4 cinco:5 seis:6 sete:7 oito:8 nove:9 dez:10 vinte:20 "
           "trinta:30 quarenta:40 cinquenta:50 sessenta:60 setenta:70 oitenta:80 noventa:90 "
           "cem:100",
+    "sv": "noll*:0 två:2 fyra:4 fem*:5 sju:7 åtta:8 nio:9 tio*:10 elva:11 tolv:12 "
+          "tretton:13 fjorton:14 femton:15 sexton:16 sjutton:17 arton:18 nitton:19 tjugo:20 "
+          "trettio:30 fyrtio:40 femtio:50 sextio:60 sjuttio:70 åttio:80 nittio:90 hundra:100",
     "nl": "nul*:0 een*:1 twee:2 drie:3 zes:6 zeven:7 negen:9 tien:10 twaalf:12 dertien:13 "
           "veertien:14 vijftien:15 zestien:16 zeventien:17 achttien:18 negentien:19 vijf:5 "
           "twintig:20 dertig:30 veertig:40 vijftig:50 zestig:60 zeventig:70 tachtig:80 "
@@ -9614,6 +9619,9 @@ CONFIDENCE_LABEL_WORDS = {
     "pt": "confiança probabilidade certeza segurança",
     "nl": "vertrouwen zekerheid waarschijnlijkheid kans",
     "pl": "pewność prawdopodobieństwo",
+    "sv": "säkerhet sannolikhet tillförsikt",
+    "tr": "güven olasılık kesinlik",
+    "id": "keyakinan kepastian probabilitas",
     "ru": "уверенность вероятность",
     "zh": "信心 置信度 确定性 自信 概率",
     "ja": "確信度 信頼度 確率",
@@ -9661,7 +9669,8 @@ CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, Han, Hangu
 # text, which has no spaces ("信頼度は90です")
 CONFIDENCE_NUMBER = deferred_pattern(
     r"(?:(?<![\w.,])|(?<=[" + CJK + r"]))[-+]?(?:0,\d+(?![\d,])|\d{1,3}(?:,\d{3})+|"
-    r"\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?(?P<ord>st|nd|rd|th)?(?:(?![\w])|(?=[" + CJK + r"]))"
+    r"\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?(?P<ord>st|nd|rd|th)?(?:(?![\w])|(?=[" + CJK + r"])|"
+    r"(?=pct?\b))"
     r"|(?<![\w.])\.\d+(?![\w])")
 DENOMINATOR = deferred_pattern(
     r"\s*(?:/|out of|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
@@ -9687,6 +9696,7 @@ due if am was though range region ballpark mark area zone level from me tops max
 de sicher sûr sûre seguro segura sicuro sicura certo certa certeza certitude confiance
 confianza fiducia confiança oder ou o oppure zeker of
 maybe perhaps probably prob probs lol lmao haha tbh imo imho ngl honestly really
+pts pc säker eminim yakin
 """.split())
 # what may follow a value in languages written without spaces: a copula or a percent word
 CJK_VALUE_WORDS = frozenset("です だ である パーセント パーセントです 입니다 이다 퍼센트 퍼센트입니다 "
@@ -9704,11 +9714,12 @@ meh like idk tbh ngl prob probs def defo eh um uh erm lol guess reckon bout abt
 """.split())
 OTHER_BEFORE = deferred_pattern(
     r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|us\$|rs\.?)\s?)$"
-    r"|\b(?:the year|year|circa|c\.|ca\.|no\.|number|#|page|"
+    r"|\b(?:the year|year|no\.|number|#|page|"
     r"chapter|version|v|paragraph|para|section|clause|item|line|step|article|table|figure|"
     r"question|row|column|room|flight|route|channel|model|season|episode|volume|vol\.|"
     r"apollo|gate|platform|level|grade|stage|round|game|match|race|week|day)\s*$"
-    r"|\b(?:i answered|i said|i wrote|i gave|i put|my answer (?:was|is|of)|answered with)"
+    r"|\b(?:i answered|i said|i wrote|i gave|i put|(?:my|the) answer (?:was|is|of)|answered "
+    r"with)"
     r"\s*$"
     r"|\b(?:down|up|rose|fell|gained|lost|grew|shrank|dropped|climbed|jumped|slipped|plunged|"
     r"cut|raised|lowered|increased|decreased|declined|rise|fall|cut|increase|decrease|drop|"
@@ -9767,12 +9778,14 @@ CHOICE_BETWEEN = deferred_pattern(
 NEXT_WORD = deferred_pattern(r"[^\S\n]*(?:%|percent\b|per\s?cent\b)?[^\S\n]*([^\W\d_][\w'-]*)")
 PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
-PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
+PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b|pc\b)",
+                                re.IGNORECASE)
 # patterns of the mention reader (_classify_mention and after), declared once
 # a number defined as an end of the scale ("0 = no confidence", "if 100 is certain", "1 is
 # certainty"): the scale, not a value
 SCALE_KEY_AFTER = deferred_pattern(
-    r"\s*(?:=|means\b|is\s+(?:a\s+|an\s+|the\s+)?(?:pure\s+|complete\s+|total\s+|full\s+|"
+    r"\s*(?:=|(?:would\s+)?mean(?:s|t)?\b|\s(?:complete\s+|full\s+)?certainty\b"
+    r"(?!\s*(?:that|of|in|about))|is\s+(?:a\s+|an\s+|the\s+)?(?:pure\s+|complete\s+|total\s+|full\s+|"
     r"absolute\s+|wild\s+|blind\s+)?(?:certain|certainty|sure|guess|no\s+confidence|none|"
     r"nothing|impossible|zero\s+confidence|no\s+idea)\b)", re.IGNORECASE)
 PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
@@ -9785,7 +9798,7 @@ OF_SOMETHING_AFTER = deferred_pattern(r"\s*of\b(?!\s+(?:confidence|certainty))")
 RANGE_OPEN_BEFORE = deferred_pattern(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\s*$",
                                      re.IGNORECASE)
 YEAR_PREPOSITION_BEFORE = deferred_pattern(r"\b(?:in|since|by|from|until|during|of|around|"
-                                           r"circa)\s*$", re.IGNORECASE)
+                                           r"circa|c\.|ca\.)\s*$", re.IGNORECASE)
 WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-][^\S\n]+$")
 LABEL_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\W*$", re.IGNORECASE)
 ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
@@ -9794,7 +9807,9 @@ WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
 # "probability_correct": in a JSON object): its phrase, and a confidence word inside it
 LABEL_PHRASE = deferred_pattern(r"[^\n.;{},!?]*$")
 LABEL_TALK = deferred_pattern(r"(?<![a-z0-9])(?:confiden\w*?|certaint[a-z]*|probabilit[a-z]*|"
-                              r"likelihood|chance|odds)(?![a-z0-9])", re.IGNORECASE)
+                              r"likelihood|chance|odds|guess|shot in the dark|coin (?:toss|flip)|"
+                              r"gut (?:feeling|feel|says)|ballpark|hunch)(?![a-z0-9])",
+                              re.IGNORECASE)
 # the start of a sentence: a capital there is no sign of a name ("Etwa 90 Prozent")
 SENTENCE_START_BEFORE = deferred_pattern(r"(?:^|[.!?;\n])[\s*_#>'(-]*$")
 # a summary label ("TL;DR: 70", "TLDR 20") is read as a label of the value
@@ -9844,11 +9859,19 @@ def table_fields(reply):
     return "\n".join(lines)
 
 
+# a citation mark after some text ("80 [1]") and the footnote it points to ("[1] Encyclopaedia
+# Britannica, 2010"), never a value in brackets alone ("[85]")
+CITATION = deferred_pattern(r"^[^\S\n]*\[\d{1,2}\][^\S\n]+[^\W\d_].*$|(?<=\S)[^\S\n]*"
+                            r"\[\d{1,2}\]", re.MULTILINE)
+
+
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
-    quote marks removed, fields in markup as "name: value" lines (markup_as_text), full-width
-    forms folded and every space and dash in one form."""
+    quote marks and citations (CITATION) removed, fields in markup as "name: value" lines
+    (markup_as_text), full-width forms folded and every space and dash in one form."""
     reply = markup_as_text(prepared_text(str(text)), named=None)
+    if "[" in reply:
+        reply = CITATION.sub("", reply)
     if "|" in reply:
         reply = table_fields(reply)
     if "```" in reply:
@@ -9997,6 +10020,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
                 "answer", "value", "verdict", "result", "reply"} and \
             not CORRECTION.search(before[-30:]):
+        # a part's value ("Discoverer: 80. Year: 60."), unless the answer gives the number
+        mention["part"] = 0 <= mention["value"] <= 100 and token not in answer_words
         return "other"
     if _statement_about_something_else(before):
         return "other"
@@ -10024,7 +10049,8 @@ def confidence_mentions(reply, answer=None):
     """
     scale_spans = [(m.start(), m.end(), int(m.group("high"))) for m in SCALE_NOTE.finditer(reply)
                    if (m.group("low"), m.group("high")) in (("0", "100"), ("1", "100"), ("0", "10"),
-                                                            ("1", "10"), ("0", "1"), ("1", "5"))
+                                                            ("1", "10"), ("0", "1"), ("1", "5"),
+                                                            ("0", "5"))
                    and (not BETWEEN_BEFORE.search(reply[:m.start()]) or
                         (m.group("low"), m.group("high")) in (("0", "1"), ("0", "100")))]
     dates = [(d["start"], d["end"]) for d in date_mentions(reply, years=False)
@@ -10057,7 +10083,9 @@ def confidence_mentions(reply, answer=None):
     if ends and any(m["kind"] == "candidate" and m not in ends for m in mentions):
         for mention in ends:  # the scale's ends named beside a value, not values
             mention["kind"] = "scale"
-    stated = [high for _, _, high in scale_spans if high != 100]
+    stated = [high for _, _, high in scale_spans if high != 100] + [
+        int(m["value"]) for m in mentions if m["kind"] == "scale" and m["value"] in (5, 10)
+        and SCALE_KEY_AFTER.match(reply, m["end"])]  # "... and 10 is certain, this is a 6"
     percent_scale = any(high == 100 for _, _, high in scale_spans)
     for mention in mentions:
         mention["percent_scale"] = percent_scale
@@ -10256,8 +10284,10 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     strategy: json_field or labelled (a label names the value, in English or another
     language: "Confidence: 85" followed by a reason with other numbers, "Probabilité : 0.8"),
     self_correction, range_midpoint, fraction (85/100, 8 out of 10, 9 in 10, a stated 0-10
-    scale), probability_decimal, number_words, single_value or overall (values per part of the
-    answer, then one "overall": OVERALL_BEFORE).
+    scale), probability_decimal, number_words, single_value, overall (values per part of the
+    answer, then one "overall": OVERALL_BEFORE) or per_part (the same value for every part:
+    "Discoverer: 80. Year: 80."; different values for two or more parts and no overall one
+    compete; one "Track length: 40" is the answer again).
     answer is the earlier answer text (optional); it helps to recognise a repeated answer.
     """
     if scale not in CONFIDENCE_SCALES:
@@ -10305,7 +10335,14 @@ def parse_confidence_v2(text, scale="percent", answer=None):
         return _confidence_result(reason="competing_values")
     if candidates:
         return _confidence_result(reason="out_of_range")
-    if (any(m["kind"] == "other" for m in mentions) or _repeats_answer(reply, answer)) and \
+    others = [m for m in mentions if m["kind"] == "other"]
+    if len(others) >= 2 and all(m.get("part") for m in others):  # per part, none overall
+        parts = {confidence_value(m, scale) for m in others}
+        if len(parts) == 1 and None not in parts:
+            return _confidence_result(parts.pop(), "per_part")
+        return _confidence_result(reason="competing_values" if None not in parts else
+                                  "out_of_range")
+    if (others or _repeats_answer(reply, answer)) and \
             not OWN_CONFIDENCE_TALK.search(reply):
         return _confidence_result(reason="answer_repeated")
     return _confidence_result(reason="no_value")

@@ -2965,6 +2965,31 @@ class ConfidenceRound7Test(unittest.TestCase):
                           ("Confidence: high, it is Au", (None, "no_value")),
                           ("Certainty: low. Au", (None, "no_value"))), answer="Au")
 
+    def test_regional_notations_scales_and_citations(self):
+        """Round 8 (blind): "85pc", "c. 65%", a 0-5 scale, a scale defined by its ends, an
+        idiom as the label, a citation mark and its footnote, values per part."""
+        self.assertReads((("70pc", (0.7, None)), ("c. 65%", (0.65, None)),
+                          ("ca. 0,75", (0.75, None)), ("On a 0-5 scale, 4.", (0.8, None)),
+                          ("If 0 is a wild guess and 10 is certain, I'd say 7.", (0.7, None)),
+                          ("Since 50 would mean a coin flip and 100 certainty, 90.", (0.9, None)),
+                          ("Gut feeling: 35.", (0.35, None)),
+                          ("Confidence: 80 [1]\n\n[1] Britannica, 2010.", (0.8, None)),
+                          ("[85]", (0.85, None)),
+                          ("Name: 80. Year: 80.", (0.8, None)),
+                          ("Name: 80. Year: 60.", (None, "competing_values")),
+                          ("The answer is 42.", (None, "answer_repeated"))), answer="42")
+        # one part's number is the answer again; a year after "c." is a year
+        self.assertReads((("Track length: 40", (None, "answer_repeated")),
+                          ("c. 1998", (None, "answer_repeated"))), answer="It opened in 1998.")
+
+    def test_swedish_turkish_indonesian(self):
+        self.assertReads((("Jag är ungefär 80 procent säker.", (0.8, None)),
+                          ("Säkerhet: 70 %", (0.7, None)), ("Åttiofem.", (0.85, None)),
+                          ("Yüzde 60 eminim.", (0.6, None)),
+                          ("Saya yakin 90 persen.", (0.9, None))))
+        self.assertReads((("Sannolikhet: 0,9", (0.9, None)), ("Olasılık: 0,6", (0.6, None))),
+                         "probability")
+
     def test_dutch(self):
         self.assertReads((("Ik ben voor 75 procent zeker.", (0.75, None)),
                           ("Zestig.", (0.6, None)), ("vijfentachtig procent", (0.85, None))))
