@@ -9785,9 +9785,9 @@ PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b|pc\b)",
 # certainty"): the scale, not a value
 SCALE_KEY_AFTER = deferred_pattern(
     r"\s*(?:=|(?:would\s+)?mean(?:s|t)?\b|\s(?:complete\s+|full\s+)?certainty\b"
-    r"(?!\s*(?:that|of|in|about))|is\s+(?:a\s+|an\s+|the\s+)?(?:pure\s+|complete\s+|total\s+|full\s+|"
-    r"absolute\s+|wild\s+|blind\s+)?(?:certain|certainty|sure|guess|no\s+confidence|none|"
-    r"nothing|impossible|zero\s+confidence|no\s+idea)\b)", re.IGNORECASE)
+    r"(?!\s*(?:that|of|in|about))|is\s+(?:a\s+|an\s+|the\s+)?(?:pure\s+|complete\s+|"
+    r"total\s+|full\s+|absolute\s+|wild\s+|blind\s+)?(?:certain|certainty|sure|guess|"
+    r"no\s+confidence|none|nothing|impossible|zero\s+confidence|no\s+idea)\b)", re.IGNORECASE)
 PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
 SCALE_WORD_AFTER = deferred_pattern(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b",
                                     re.IGNORECASE)
