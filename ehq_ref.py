@@ -4844,6 +4844,22 @@ MARKUP_FIELDS = (
                      r"\[\s*/\s*\1\s*\]", re.IGNORECASE),
 )
 MARKUP_TAG = deferred_pattern(r"<\s*/?\s*[a-z_][\w-]{0,30}\s*/?\s*>", re.IGNORECASE)
+# round 8: a citation mark after some text ("80 [1]", "According to Reuters [1], ...") and the
+# footnote it points to ("[1] Encyclopaedia Britannica, 2010"), never a value in brackets
+# alone ("[85]"); and a magnitude written against its number ("M6.7")
+CITATION = deferred_pattern(r"^[^\S\n]*\[\d{1,3}\][^\S\n]+\S.*$|(?<=\S)[^\S\n]*"
+                            r"\[\d{1,3}\]", re.MULTILINE)
+MAGNITUDE_PREFIX = deferred_pattern(r"\bM(?=\d\.\d)")
+
+
+def answer_notation(text):
+    """An answer with its citation marks and footnotes removed (CITATION) and "M6.7" written
+    "magnitude 6.7" (MAGNITUDE_PREFIX)."""
+    if "[" in text:
+        text = CITATION.sub("", text)
+    if "M" in text:
+        text = MAGNITUDE_PREFIX.sub("magnitude ", text)
+    return text
 
 
 def markup_as_text(text, named=QUALIFIER_KEYS):
@@ -5300,6 +5316,9 @@ CLAUSE_ROLES = (
         r"\b(?:does|did|do)(?: not|n't|nt) (?:appear to |seem to |actually |really |even )?"
         r"(?:exist|have existed)\b",
         r"\b(?:never|not) (?:existed|exists?)\b",
+        # round 8 (blind): "no novel with that title exists"
+        r"\bno (?:[\w'-]+ ){1,4}?(?:with|by|of|under) (?:that|this|the|such an?) (?:title|name)"
+        r"(?: (?:ever )?(?:exists|existed))?\b",
         r"\b(?:may|might|could) (?:not|never) (?:actually |really |even )?(?:exist|be real)\b",
         r"\b(?:isn't|is not|aren't|are not|wasn't|was not)(?: an?)? (?:real|genuine|actual)\b"
         r"(?! (?:estate|time|number))",
@@ -5601,6 +5620,10 @@ CLAUSE_ROLES = (
         r"^\W*you got me\b", r"^\W*(?:i(?:'ve| have)?(?: got)? )?no clue\b", r"^\W*search me\b",
         r"^\W*(?:i )?(?:dunno|idk)\b(?! (?:for sure|for certain|exactly)\b)",
         r"\byour guess is as good as mine\b",
+        # round 8 (blind): "Evacuation figure: I don't have it", "I am not having the final
+        # medal tally" (Indian English)
+        r"\bi " + _DONT + r" have (?:it|that|this|that one|this one)\W*$",
+        r"\bi(?:'m| am) not having (?:the|that|this|any|those|these)\b",
         r"\bi(?:'m| am) not (?:finding|seeing|turning up|coming up with)\b",
         r"\bi (?:only |just )?know (?:about )?(?:events|things|what happened|news|"
         r"developments) (?:up to|until|through|before|from before)\b",
@@ -5614,7 +5637,7 @@ CLAUSE_ROLES = (
         r"\b(?:is|are|was|were|remains?|remained) (?:currently |still |publicly |largely )?"
         r"(?:unknown|not known|not (?:publicly )?(?:documented|recorded|available)|"
         r"undocumented|unrecorded)\b",
-        r"^\W*unknown\W*$",
+        r"^\W*unknown\W*$", r"^\W*unknown " + _KINDS + r"\W*$",
         r"\b(?:little|nothing) (?:is|was) known\b",
     )),
     ("doubt", (
@@ -5651,6 +5674,8 @@ CLAUSE_ROLES = (
         r"present|describe|report|treat|call) (?:this|that|it) as (?:verified|confirmed|"
         r"certain|definitive|settled|fact)\b",
         r"\b(?:idk|dunno) (?:for sure|for certain|exactly)\b",
+        # round 8 (blind): "2,200 m - I'd check an atlas for the exact figure"
+        r"\bi(?:'d| would)(?: still| probably)? (?:check|verify|confirm|double-check)\b",
         r"\bmy (?:memory|recollection|recall|knowledge)(?: of [\w' -]{1,40}?)? (?:is|was|feels|"
         r"seems|may be|might be|could be) (?:a (?:bit|little) |rather |quite |pretty |somewhat |"
         r"very )?(?:patchy|hazy|fuzzy|shaky|rusty|unreliable|vague|imperfect|sketchy|spotty|"
@@ -5793,12 +5818,18 @@ CLAUSE_ROLES = (
         r"\b(?:evidence|everything|it all|all signs?|indications?) points? to\b",
         r"\b(?:insofar|in so far|as far) as i (?:can|could) (?:ascertain|tell|determine|"
         r"establish|judge|make out)\b",
+        # round 8 (blind): two sources' values and no choice between them ("Sources differ:",
+        # "so the exact count is disputed", "I couldn't settle which figure is final")
+        r"^\W*(?:sources|reports|accounts|estimates|figures) (?:differ|disagree|vary|conflict)\b",
+        r"\b(?:count|figure|number|total|date|value|toll|death toll|year) is (?:disputed|"
+        r"contested|debated|uncertain|unclear)\b",
+        r"\bi (?:couldn't|could not|can't|cannot) (?:quite )?(?:settle|decide|determine|tell|"
+        r"work out|establish) which\b",
         r"\b(?:shot|stab) in the dark\b",
     ) + other_language_markers("uncertainty")),
     # Advice to look elsewhere ("you could check"); seeing a thing happen ("you might see it
     # land in October": round 6) is none.
     ("meta", (
-        r"^\W*\[\d{1,3}\]\s",  # a footnote under the answer ("[1] Search of zbMATH for ...")
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
         r"refer to|visit|search|contact|try|ask|reach out|browse|review|find|see(?! (?:it|them|"
@@ -5853,6 +5884,13 @@ CLAUSE_ROLES = (
         r"\bi (?:can|could|will|'ll) (?:try to )?help\b", r"\bhope (?:this|that) (?:helps|is)\b",
         r"\bthank(?:s| you) for\b",
         r"^\W*(?:great|good|interesting|excellent|fascinating|tricky|tough|nice) question\b",
+        # round 8 (blind): a heading over a list of facts ("Fun facts about X", "Quick facts"),
+        # a tip, a source line or a bare web address
+        r"^\W*(?:fun|quick|key|some|interesting|cool|random|a few) facts?\b(?: (?:about|on|"
+        r"for) [^:.!?]{1,80})?\W*$",
+        r"^\W*(?:tip|pro tip|hint|suggestion|sources?|refs?|references?|see also|via)\s*:",
+        r"^\W*(?:https?://\S+|www\.\S+|(?:[a-z][\w-]*\.)+(?:com|org|net|gov|edu|int|info|io)"
+        r"(?:/\S*)?|(?:[a-z][\w-]*\.){2,}[a-z]{2}(?:/\S*)?)\W*$",
         # round 8: a remark on the question ("This looks like a trick question")
         r"\b(?:this|that|it)(?:'s| is| was| looks| seems| sounds| feels)(?: like)? (?:an? )?"
         r"(?:bit of a |rather a |real )?(?:trick|loaded|leading|tricky|odd|strange|unusual|"
@@ -6662,6 +6700,7 @@ line sentence closest relevant part section quote quoted reads read quoting show
 i'm i've i'd i'll it's that's there's here's what's who's let's you're we're they're he's
 she's isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't
 haven't hasn't hadn't mustn't cannot
+eish hey yeah yep nope lah leh innit jeez gosh blimey crikey hmm ah eh um uh erm
 """.split())
 _WORD_TOKEN = deferred_pattern(r"[^\W_]+(?:['-][^\W_]+)*")
 _NAME_SEQUENCE = deferred_pattern(rf"(?<![\w'-])(?:[{CAPITALS}][\w'-]*|\d[\w.,-]*)(?:\s+(?:(?:of|"
@@ -7980,11 +8019,13 @@ ANAPHORS = frozenset("that this it these those".split())
 
 
 # round 7 (blind): checking the answer against a source ("I can't verify this against a
-# catalogue of his works") limits the answer; the source is not another detail.
+# catalogue of his works", "I'd check an atlas for the exact figure") limits the answer; the
+# source is not another detail.
 CHECKED_AGAINST_SOURCE = deferred_pattern(
     r"\b(?:verify|confirm|check|cross-check|double-check|corroborate|vouch for)\s+(?:this|that|"
     r"it|these|those|the (?:figure|number|date|name|answer|claim|value))\s+(?:against|with|in|"
-    r"from|using|by)\b", re.IGNORECASE)
+    r"from|using|by)\b|\b(?:check|consult|see|look at|look in)\s+(?:an?|the|your)\s+[\w -]{1,40}?"
+    r"\s+for\s+(?:the\s+)?(?:exact|precise|official|final|latest)\b", re.IGNORECASE)
 
 
 def limit_names_another_detail(clause, context):
@@ -8167,7 +8208,7 @@ def answer_text_reading(answer, category):
 
 def _text_reading(answer, category):
     segments = answer_clauses(rhetorical_as_said(final_answer_only(latex_as_text(
-        markup_as_text(prepared_text(fields_as_text(answer)))))))
+        markup_as_text(answer_notation(prepared_text(fields_as_text(answer))))))))
     return tuple(segments), tuple(piece_markers(segments, category))
 
 
@@ -9248,6 +9289,24 @@ def approximately(mention, value, gold_value, text):
     return rounded * precision == value
 
 
+QUESTION_TIME_UNIT = deferred_pattern(r"\bhow many (seconds|minutes|hours|days|weeks)\b",
+                                      re.IGNORECASE)
+
+
+def in_asked_unit(mention, gold, question):
+    """A mention's value in the unit a bare gold counts: a duration against a gold without
+    a unit is counted in the unit the question asks for ("How many days ...?": "16 days" and
+    "two weeks" give 16 and 14), else in its own unit ("16 days" gives 16); any other mention
+    keeps its value in its dimension's base unit (UNITS)."""
+    if gold["dimension"] or mention["dimension"] != "time":
+        return mention["value"]
+    asked = QUESTION_TIME_UNIT.search(question or "")
+    unit = asked.group(1).casefold() if asked else None
+    if unit is None:
+        return decimal_value(mention["num"])
+    return mention["value"] / UNITS[unit][1]
+
+
 def _match_quantity(reading, text, context):
     ordinal = any(q["ordinal"] for q in reading["value"])
     digits = spelled_numbers_as_digits(text, ordinals=ordinal)
@@ -9293,7 +9352,7 @@ def _match_quantity(reading, text, context):
             direction = _direction(nearby) if reading["direction"] or gold["sign"] else 0
             if reading["direction"] and not direction:
                 direction = question_direction or reading["direction"]
-            value = _signed(mention["value"], mention["sign"], direction)
+            value = _signed(in_asked_unit(mention, gold, question), mention["sign"], direction)
             if value == gold_value or approximately(mention, value, gold_value, digits):
                 hits.append(mention)
         if not hits:
@@ -9857,12 +9916,6 @@ def table_fields(reply):
         else:
             lines[index] = f"{first}\n{header}: {second}" if header else f"{first}: {second}"
     return "\n".join(lines)
-
-
-# a citation mark after some text ("80 [1]") and the footnote it points to ("[1] Encyclopaedia
-# Britannica, 2010"), never a value in brackets alone ("[85]")
-CITATION = deferred_pattern(r"^[^\S\n]*\[\d{1,2}\][^\S\n]+[^\W\d_].*$|(?<=\S)[^\S\n]*"
-                            r"\[\d{1,2}\]", re.MULTILINE)
 
 
 def confidence_text(text):
