@@ -1179,55 +1179,64 @@ _NEAR_BYTES = 1 << 11  # below this size a draw near a boundary shows two 0xFF b
 
 
 @functools.lru_cache(maxsize=None)
-def _draw_constants(n):
-    """For n 64-bit fields: (bits 5..31 of each (w0 >> 5 in place), the margin (n + 1) * 2^21 in
-    each, the top 16 bits of each), as choice_indices uses them."""
-    ones = ((1 << (_DRAW_BITS * n)) - 1) // ((1 << _DRAW_BITS) - 1)
+def _draw_constants(n, times):
+    """For n * times 64-bit fields: (bits 5..31 of each (w0 >> 5 in place), the margin
+    (n + 1) * 2^21 in each, the top 16 bits of each), as choice_indices uses them."""
+    ones = ((1 << (_DRAW_BITS * n * times)) - 1) // ((1 << _DRAW_BITS) - 1)
     return ones * 0xFFFFFFE0, ones * ((n + 1) << 21), ones * (0xFFFF << 48)
 
 
-def choice_indices(words, n):
-    """The n indices random.Random.choices(range(n), k=n) picks, read from
-    words = rng.getrandbits(64 * n) of the same generator (n < 2^16, little-endian host):
-    bytes (one index a byte) when n <= 256, else a list.
+def choice_indices(words, n, times=1):
+    """The indices of ``times`` calls of random.Random.choices(range(n), k=n), one sequence per
+    call, read from words = rng.getrandbits(64 * n * times) of the same generator (n < 2^16,
+    little-endian host): bytes (one index a byte) when n <= 256, else lists.
 
     Draw i reads the 64-bit field w0 + 2^32 * w1 at bit 64i of ``words`` (w0 the earlier word):
         m     = (w0 >> 5) * 2^26 + (w1 >> 6)      (53 bits: random() = m * 2^-53)
         index = floor(fl(m * 2^-53 * n))          (choices' rule; fl rounds to nearest)
     In bulk: j = floor(a * n / 2^27) with a = w0 >> 5 = m >> 26, bytes 6-7 of the field
-    (w0 - w0 mod 32) * n * 2^16 (one multiplication for all n draws). j is the index unless
+    (w0 - w0 mod 32) * n * 2^16 (one multiplication for all the draws). j is the index unless
     a * n lies within n + 1 below a multiple of 2^27: the 26 dropped bits of m add less than
     n, and rounding the float product adds less than n * 2^-53 (n / 2^26 < 1 unit of 2^-27).
     Those draws (where adding (n + 1) * 2^21 changes a field's top 16 bits) are recomputed
     with the float formula itself. For n < 2^11 such a field has bytes 4 and 5 = 0xFF (a * n
     mod 2^27 >= 2^27 - 2^11), so only products holding two 0xFF bytes in a row are checked.
     """
-    mask, margin, top = _draw_constants(n)
+    mask, margin, top = _draw_constants(n, times)
     product = (words & mask) * (n << 16)
-    fields = product.to_bytes(8 * n, "little")
-    picks = fields[6::8] if n <= _BYTE_INDICES else memoryview(fields).cast("H")[3::4].tolist()
+    fields = product.to_bytes(8 * n * times, "little")
+    if n <= _BYTE_INDICES:
+        picks = [fields[8 * n * t + 6:8 * n * (t + 1):8] for t in range(times)]
+    else:
+        indices = memoryview(fields).cast("H")[3::4].tolist()
+        picks = [indices[n * t:n * (t + 1)] for t in range(times)]
     near = ((product + margin) ^ product) & top if n >= _NEAR_BYTES or b"\xff\xff" in fields \
         else 0
     if near:  # about n * (n + 1) / 2^27 of the draws
-        picks = bytearray(picks) if n <= _BYTE_INDICES else picks
-        flagged = memoryview(near.to_bytes(8 * n, "little")).cast("Q")
-        for i in itertools.compress(range(n), flagged):
+        picks = [bytearray(call) for call in picks] if n <= _BYTE_INDICES else picks
+        flagged = memoryview(near.to_bytes(8 * n * times, "little")).cast("Q")
+        for i in itertools.compress(range(n * times), flagged):
             field = words >> (_DRAW_BITS * i)
             w0, w1 = field & 0xFFFFFFFF, (field >> 32) & 0xFFFFFFFF
-            picks[i] = math.floor(((w0 >> 5) * 67108864.0 + (w1 >> 6))
-                                  * (1.0 / 9007199254740992.0) * n)
-        picks = bytes(picks) if n <= _BYTE_INDICES else picks
+            picks[i // n][i % n] = math.floor(((w0 >> 5) * 67108864.0 + (w1 >> 6))
+                                              * (1.0 / 9007199254740992.0) * n)
+        picks = [bytes(call) for call in picks] if n <= _BYTE_INDICES else picks
     return picks
 
 
-def draw_choice_indices(rng, n):
-    """rng.choices(range(n), k=n): the same indices and the same generator state after, drawn
-    with one getrandbits call (choice_indices: bytes when n <= 256) on a little-endian host
-    when n < 2^16."""
+def draw_choice_indices(rng, n, times=1):
+    """[rng.choices(range(n), k=n) for _ in range(times)]: the same indices (bytes when
+    n <= 256) and the same generator state after, drawn with one getrandbits call
+    (choice_indices) on a little-endian host when n < 2^16."""
     if n >= _INDEX_LIMIT or sys.byteorder != "little":
-        picks = rng.choices(range(n), k=n)
-        return bytes(picks) if n <= _BYTE_INDICES else picks
-    return choice_indices(rng.getrandbits(_DRAW_BITS * n), n)
+        calls = [rng.choices(range(n), k=n) for _ in range(times)]
+        return [bytes(c) for c in calls] if n <= _BYTE_INDICES else calls
+    return choice_indices(rng.getrandbits(_DRAW_BITS * n * times), n, times)
+
+
+def equal_runs(sizes):
+    """[(n, times)]: ``sizes`` as runs of equal consecutive values, in order."""
+    return [(n, len(list(run))) for n, run in itertools.groupby(sizes)]
 
 
 # --- Calibration: bins, ECE, Brier --------------------------------------------
@@ -2354,7 +2363,7 @@ class _ClusterPool:
     clusters (SHARED_VALUE or more, in a pool of at most 256) is counted among the drawn
     clusters and multiplied once, the others are added one by one: the same integer sum."""
 
-    SHARED_VALUE = 3
+    SHARED_VALUE = 5
     __slots__ = ("values", "n", "shared", "kinds", "others")
 
     def __init__(self, values):
@@ -2367,15 +2376,14 @@ class _ClusterPool:
             self.kinds = bytes(code.get(v, 255) for v in values).ljust(256, b"\xff")
             self.others = bytes(i for i, v in enumerate(values) if v in code)
 
-    def draw(self, rng):
-        """The packed total of n clusters drawn with rng, as rng.choices(values, k=n) would."""
-        return self.picked(draw_choice_indices(rng, self.n))
-
     def picked(self, picks, choices=None):
         """sum(values[i] for i in picks) (picks as draw_choice_indices gives them)."""
         if not self.shared:
             return sum(map(self.values.__getitem__, picks))
-        total = sum(map(self.values.__getitem__, picks.translate(None, self.others)))
+        others = picks.translate(None, self.others)
+        total = sum(map(self.values.__getitem__, others))
+        if len(self.shared) == 1:
+            return total + (len(picks) - len(others)) * self.shared[0]
         kinds = picks.translate(self.kinds)
         for code, value in enumerate(self.shared):
             total += kinds.count(code) * value
@@ -2390,10 +2398,6 @@ class _EpochPool:
 
     def __init__(self, values):
         self.values, self.n = values, len(values)
-
-    def draw(self, rng):
-        """The packed total of n clusters drawn with rng.choices, then epochs within items."""
-        return sum(c.resample(rng.choices) for c in rng.choices(self.values, k=self.n))
 
     def picked(self, picks, choices):
         """The packed total of the clusters at ``picks``, their epochs drawn with ``choices``."""
@@ -2435,6 +2439,7 @@ class _Packing:
         self.modulus = (1 << self.width) - 1
         self.bin_ones = sum(1 << (b * self.width) for b in range(n_bins))
         self.signs = self.bin_ones << (self.value_bits - 1)
+        self.lows = self.bin_ones * ((1 << (self.value_bits - 1)) - 1)
         self.shifts = {}  # clusters drawn -> (2^(value_bits - 1) - drawn * O) in every bin field
 
     def pack(self, contribution):
@@ -2472,6 +2477,23 @@ class _Packing:
         """A list of packed clusters made ready to be drawn (_ClusterPool, _EpochPool)."""
         return _EpochPool(packed) if self.epochs else _ClusterPool(packed)
 
+    def drawer(self, pools):
+        """rng -> [packed total of len(pool) clusters drawn from each pool, in order], as
+        rng.choices(pool, k=len(pool)) draws them, then epochs within items; without epochs
+        the draws of equally large pools in a row are taken at once (draw_choice_indices)."""
+        if self.epochs:
+            return lambda rng: [sum(c.resample(rng.choices) for c in
+                                    rng.choices(pool.values, k=pool.n)) for pool in pools]
+        runs, start = [], 0
+        for n, times in equal_runs([pool.n for pool in pools]):
+            runs.append((n, times, pools[start:start + times]))
+            start += times
+
+        def draw(rng):
+            return [pool.picked(picks) for n, times, run in runs
+                    for pool, picks in zip(run, draw_choice_indices(rng, n, times))]
+        return draw
+
     def total(self, packed):
         """The packed total of given clusters (every epoch of each once)."""
         if not self.epochs:
@@ -2500,21 +2522,21 @@ class _Packing:
         a few operations on the whole integer:
 
             h_b = S_b + H,  H = 2^(V-1) > drawn * O >= |S_b|   (V = value_bits; 0 <= h_b < 2^V)
-            bit V-1 of h_b is set iff S_b >= 0; P = sum of those h_b (p of them), T = sum of all
-            sum_b |S_b| = 2P - T + (n_bins - 2p) * H
+            bit V-1 of h_b is set iff S_b >= 0, and then |S_b| = h_b mod H;
+            else |S_b| = H - h_b = (h_b XOR (H - 1)) + 1
+            sum_b |S_b| = sum_b (h_b XOR (H - 1 where S_b < 0)) mod H  +  #(S_b < 0)
 
-        where a sum of chosen fields is (fields) mod (2^width - 1): 2^width = 1 modulo it, and
+        where the sum of the fields is (fields) mod (2^width - 1): 2^width = 1 modulo it, and
         width leaves room for the sum of n_bins fields.
         """
         shift = self.shifts.get(drawn)
         if shift is None:
             half = 1 << (self.value_bits - 1)
             shift = self.shifts[drawn] = (half - drawn * self.offset) * self.bin_ones
-        shifted, modulus = bins + shift, self.modulus
-        signs = shifted & self.signs
-        chosen = (shifted & (signs >> (self.value_bits - 1)) * modulus) % modulus
-        half = 1 << (self.value_bits - 1)
-        return 2 * chosen - shifted % modulus + (self.n_bins - 2 * signs.bit_count()) * half
+        shifted = bins + shift
+        negative = (shifted & self.signs) ^ self.signs  # bit V-1 of each field with S_b < 0
+        flips = (negative >> (self.value_bits - 1)) * ((1 << (self.value_bits - 1)) - 1)
+        return ((shifted ^ flips) & self.lows) % self.modulus + negative.bit_count()
 
 
 def _interval_from(values, level):
@@ -2535,9 +2557,8 @@ def _resampled_scores(packing, pools, samples, rng, weights):
     """(EHQ1, EHQ2, EHQ3, EHQ) of ``samples`` resamples that draw len(pool) clusters from each
     pool."""
     drawn = sum(len(pool) for pool in pools)
-    pools = [packing.pool(pool) for pool in pools]
-    return [packing.scores(sum(pool.draw(rng) for pool in pools), drawn,
-                           weights) for _ in range(samples)]
+    draw = packing.drawer([packing.pool(pool) for pool in pools])
+    return [packing.scores(sum(draw(rng)), drawn, weights) for _ in range(samples)]
 
 
 def _no_interval(note):
@@ -2589,18 +2610,22 @@ def bootstrap_ehq(cells, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10, samples=2000
     overall_draws, category_draws = [], {c: [] for c in categories}
     stratum_draws = {s: [] for s in names}
     scores, rng = packing.scores, random.Random(seed)
-    pools = {s: packing.pool(packed[s]) for s in names}
+    draw = packing.drawer([packing.pool(packed[s]) for s in names])  # names: category order
+    groups = [(category_draws[c], category_sizes[c], [(stratum_draws[s], sizes[s])
+                                                      for s in members])
+              for c, members in categories.items()]
+    everything = sum(sizes.values())
     for _ in range(samples):
-        overall = 0
-        for category, members in categories.items():
+        overall, totals = 0, iter(draw(rng))
+        for draws, size, members in groups:
             total = 0
-            for s in members:
-                drawn = pools[s].draw(rng)
-                stratum_draws[s].append(scores(drawn, sizes[s], weights))
+            for stratum, stratum_size in members:
+                drawn = next(totals)
+                stratum.append(scores(drawn, stratum_size, weights))
                 total += drawn
-            category_draws[category].append(scores(total, category_sizes[category], weights))
+            draws.append(scores(total, size, weights))
             overall += total
-        overall_draws.append(scores(overall, sum(sizes.values()), weights))
+        overall_draws.append(scores(overall, everything, weights))
     result = {"overall": _components(overall_draws, confidence),
               "by_category": {c: _components(v, confidence) for c, v in category_draws.items()},
               "by_subcategory": {s: _components(v, confidence) for s, v in stratum_draws.items()}}
@@ -2664,10 +2689,14 @@ def paired_bootstrap(cells_a, cells_b, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10
     estimate_b = packing.scores(sum(packing.total(p) for p in packed_b.values()), drawn, weights)
     rng, differences = random.Random(seed), []
     pools = [(packing.pool(packed_a[s]), packing.pool(packed_b[s])) for s in strata]
+    runs = equal_runs([pool_a.n for pool_a, _ in pools])
     for _ in range(samples):
         total_a = total_b = 0
-        for pool_a, pool_b in pools:  # epochs are drawn per model
-            picks = draw_choice_indices(rng, pool_a.n)
+        drawn_at_once = None if packing.epochs else iter(  # epochs are drawn per model, between
+            [picks for n, times in runs for picks in draw_choice_indices(rng, n, times)])
+        for pool_a, pool_b in pools:
+            picks = draw_choice_indices(rng, pool_a.n)[0] if drawn_at_once is None else \
+                next(drawn_at_once)
             total_a += pool_a.picked(picks, rng.choices)
             total_b += pool_b.picked(picks, rng.choices)
         a, b = packing.scores(total_a, drawn, weights), packing.scores(total_b, drawn, weights)

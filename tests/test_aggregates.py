@@ -462,13 +462,20 @@ class PackedBootstrapTest(unittest.TestCase):
         return cells
 
     def test_a_pool_counts_shared_values_and_adds_the_others(self):
-        pool = ehq_ref._ClusterPool([5, 7, 5, 5, 9, 7, 7, 5, 11])
-        self.assertEqual(pool.shared, (5, 7))  # 5 four times, 7 three times
-        for picks in (bytes([0, 0, 4, 8, 1]), bytes([4, 8, 8]), bytes([3, 5]), b""):
-            self.assertEqual(pool.picked(picks), sum(pool.values[i] for i in picks))
+        values = [5, 7, 5, 5, 9, 7, 7, 5, 11, 7, 7, 5, 13]
+        pool = ehq_ref._ClusterPool(values)
+        self.assertEqual(pool.shared, (5, 7))  # 5 and 7 five times each
+        one = ehq_ref._ClusterPool(values[:9] + [5])
+        self.assertEqual(one.shared, (5, ))  # 7 three times only: added one by one
+        for picks in (bytes([0, 0, 4, 8, 1, 12]), bytes([4, 8, 8]), bytes([3, 5]), b""):
+            self.assertEqual(pool.picked(picks), sum(values[i] for i in picks))
+            self.assertEqual(one.picked(picks[:3]), sum(values[i] for i in picks[:3]))
+        packing = ehq_ref._Packing([{"A::a": {"c": [1, 1, 0, []]}}], 10)
+        draw = packing.drawer([pool, one, ehq_ref._ClusterPool(values[:10])])
         rng, again = __import__("random").Random(4), __import__("random").Random(4)
-        self.assertEqual(pool.draw(rng), sum(again.choices(pool.values, k=9)))
-        self.assertEqual(ehq_ref._ClusterPool(list(range(300)) * 2).shared, ())  # above 256
+        self.assertEqual(draw(rng), [sum(again.choices(v, k=len(v)))
+                                     for v in (values, values[:9] + [5], values[:10])])
+        self.assertEqual(ehq_ref._ClusterPool(list(range(300)) * 5).shared, ())  # above 256
 
     def test_absolute_deviation_equals_the_sum_over_bins(self):
         for seed in range(5):
