@@ -21,8 +21,8 @@ SECTIONS, in dependency order (search for "# === Name"; each uses only earlier o
                       nesting rejected; errors name file and JSON path (or JSONL line)
     Hashing and logs  canonical JSON, SHA-256, atomic and no-symlink writes, the
                       hash-chained JSONL log
-    Statistics        Wilson, type-7 quantile, cluster bootstrap, exact ECE, Brier,
-                      risk-coverage, coverage at risk, AURC and E-AURC
+    Statistics        Wilson, type-7 quantile, cluster bootstrap, the draws of choices in
+                      bulk, exact ECE, Brier, risk-coverage, coverage at risk, AURC and E-AURC
     Aggregates        weights, CHI, human similarity, Q_M, lure factor, EIMC, CHI events,
                       ScoringSettings (every setting that changes a number, declared once),
                       EHQ scores with intervals (items, then epochs), selective numbers,
@@ -1178,7 +1178,7 @@ _BYTE_INDICES = 256  # populations up to this size get their indices as bytes
 _NEAR_BYTES = 1 << 11  # below this size a draw near a boundary shows two 0xFF bytes
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def _draw_constants(n, times):
     """For n * times 64-bit fields: (bits 5..31 of each (w0 >> 5 in place), the margin
     (n + 1) * 2^21 in each, the top 16 bits of each), as choice_indices uses them."""
@@ -2364,7 +2364,7 @@ class _ClusterPool:
     clusters and multiplied once, the others are added one by one: the same integer sum."""
 
     SHARED_VALUE = 5
-    __slots__ = ("values", "n", "shared", "kinds", "others")
+    __slots__ = ("values", "n", "shared", "kinds", "shared_indices")
 
     def __init__(self, values):
         self.values, self.n, self.shared = values, len(values), ()
@@ -2374,13 +2374,14 @@ class _ClusterPool:
             code = {value: index for index, value in enumerate(shared)}
             self.shared = tuple(shared)
             self.kinds = bytes(code.get(v, 255) for v in values).ljust(256, b"\xff")
-            self.others = bytes(i for i, v in enumerate(values) if v in code)
+            self.shared_indices = bytes(i for i, v in enumerate(values) if v in code)
 
     def picked(self, picks, choices=None):
-        """sum(values[i] for i in picks) (picks as draw_choice_indices gives them)."""
+        """sum(values[i] for i in picks) (picks as draw_choice_indices gives them; no epochs
+        here, so ``choices`` is not used)."""
         if not self.shared:
             return sum(map(self.values.__getitem__, picks))
-        others = picks.translate(None, self.others)
+        others = picks.translate(None, self.shared_indices)  # the picks of unshared values
         total = sum(map(self.values.__getitem__, others))
         if len(self.shared) == 1:
             return total + (len(picks) - len(others)) * self.shared[0]
