@@ -21,8 +21,8 @@ SECTIONS, in dependency order (search for "# === Name"; each uses only earlier o
                       nesting rejected; errors name file and JSON path (or JSONL line)
     Hashing and logs  canonical JSON, SHA-256, atomic and no-symlink writes, the
                       hash-chained JSONL log
-    Statistics        Wilson, type-7 quantile, cluster bootstrap, exact ECE, Brier,
-                      risk-coverage, coverage at risk, AURC and E-AURC
+    Statistics        Wilson, type-7 quantile, cluster bootstrap, the draws of choices in
+                      bulk, exact ECE, Brier, risk-coverage, coverage at risk, AURC and E-AURC
     Aggregates        weights, CHI, human similarity, Q_M, lure factor, EIMC, CHI events,
                       ScoringSettings (every setting that changes a number, declared once),
                       EHQ scores with intervals (items, then epochs), selective numbers,
@@ -1163,6 +1163,82 @@ def cluster_bootstrap(clusters, statistic, samples=2000, seed=0, confidence=0.95
     return percentile_interval(values, confidence) if values else None
 
 
+# --- Many draws of choices at once ----------------------------------------------------
+#
+# random.Random(seed).choices(population, k=n) (no weights) picks population[floor(random() * n)]
+# n = len(population) times, and each random() reads two 32-bit Mersenne-Twister words;
+# rng.getrandbits(64 * n) returns the same 2n words, packed little-endian (word i at bits
+# 32i..32i+31), and leaves the generator where n calls of random() would. A bootstrap drawing
+# len(pool) clusters from a pool can so take the words in one call and turn them into the very
+# indices choices would give with a few operations on one integer (choice_indices).
+
+_DRAW_BITS = 64  # the two 32-bit words of one random()
+_INDEX_LIMIT = 1 << 16  # choice_indices reads each index from 16 bits
+_BYTE_INDICES = 256  # populations up to this size get their indices as bytes
+_NEAR_BYTES = 1 << 11  # below this size a draw near a boundary shows two 0xFF bytes
+
+
+@functools.lru_cache(maxsize=128)
+def _draw_constants(n, times):
+    """For n * times 64-bit fields: (bits 5..31 of each (w0 >> 5 in place), the margin
+    (n + 1) * 2^21 in each, the top 16 bits of each), as choice_indices uses them."""
+    ones = ((1 << (_DRAW_BITS * n * times)) - 1) // ((1 << _DRAW_BITS) - 1)
+    return ones * 0xFFFFFFE0, ones * ((n + 1) << 21), ones * (0xFFFF << 48)
+
+
+def choice_indices(words, n, times=1):
+    """The indices of ``times`` calls of random.Random.choices(range(n), k=n), one sequence per
+    call, read from words = rng.getrandbits(64 * n * times) of the same generator (n < 2^16,
+    little-endian host): bytes (one index a byte) when n <= 256, else lists.
+
+    Draw i reads the 64-bit field w0 + 2^32 * w1 at bit 64i of ``words`` (w0 the earlier word):
+        m     = (w0 >> 5) * 2^26 + (w1 >> 6)      (53 bits: random() = m * 2^-53)
+        index = floor(fl(m * 2^-53 * n))          (choices' rule; fl rounds to nearest)
+    In bulk: j = floor(a * n / 2^27) with a = w0 >> 5 = m >> 26, bytes 6-7 of the field
+    (w0 - w0 mod 32) * n * 2^16 (one multiplication for all the draws). j is the index unless
+    a * n lies within n + 1 below a multiple of 2^27: the 26 dropped bits of m add less than
+    n, and rounding the float product adds less than n * 2^-53 (n / 2^26 < 1 unit of 2^-27).
+    Those draws (where adding (n + 1) * 2^21 changes a field's top 16 bits) are recomputed
+    with the float formula itself. For n < 2^11 such a field has bytes 4 and 5 = 0xFF (a * n
+    mod 2^27 >= 2^27 - 2^11), so only products holding two 0xFF bytes in a row are checked.
+    """
+    mask, margin, top = _draw_constants(n, times)
+    product = (words & mask) * (n << 16)
+    fields = product.to_bytes(8 * n * times, "little")
+    if n <= _BYTE_INDICES:
+        picks = [fields[8 * n * t + 6:8 * n * (t + 1):8] for t in range(times)]
+    else:
+        indices = memoryview(fields).cast("H")[3::4].tolist()
+        picks = [indices[n * t:n * (t + 1)] for t in range(times)]
+    near = ((product + margin) ^ product) & top if n >= _NEAR_BYTES or b"\xff\xff" in fields \
+        else 0
+    if near:  # about n * (n + 1) / 2^27 of the draws
+        picks = [bytearray(call) for call in picks] if n <= _BYTE_INDICES else picks
+        flagged = memoryview(near.to_bytes(8 * n * times, "little")).cast("Q")
+        for i in itertools.compress(range(n * times), flagged):
+            field = words >> (_DRAW_BITS * i)
+            w0, w1 = field & 0xFFFFFFFF, (field >> 32) & 0xFFFFFFFF
+            picks[i // n][i % n] = math.floor(((w0 >> 5) * 67108864.0 + (w1 >> 6))
+                                              * (1.0 / 9007199254740992.0) * n)
+        picks = [bytes(call) for call in picks] if n <= _BYTE_INDICES else picks
+    return picks
+
+
+def draw_choice_indices(rng, n, times=1):
+    """[rng.choices(range(n), k=n) for _ in range(times)]: the same indices (bytes when
+    n <= 256) and the same generator state after, drawn with one getrandbits call
+    (choice_indices) on a little-endian host when n < 2^16."""
+    if n >= _INDEX_LIMIT or sys.byteorder != "little":
+        calls = [rng.choices(range(n), k=n) for _ in range(times)]
+        return [bytes(c) for c in calls] if n <= _BYTE_INDICES else calls
+    return choice_indices(rng.getrandbits(_DRAW_BITS * n * times), n, times)
+
+
+def equal_runs(sizes):
+    """[(n, times)]: ``sizes`` as runs of equal consecutive values, in order."""
+    return [(n, len(list(run))) for n, run in itertools.groupby(sizes)]
+
+
 # --- Calibration: bins, ECE, Brier --------------------------------------------
 #
 # ECE is computed exactly, in one place (calibration_sums + reliability_table).
@@ -2245,13 +2321,15 @@ def _score_warnings(n, calibration, confident):
 # Stratified cluster bootstrap: strata are "category::subcategory", clusters are
 # the records' cluster ids (split_group_id / source_cluster_id / item). Each
 # cluster's sufficient statistics are packed into one int of fixed-width fields
-#   [n12, restraint, confident_wrong, n_cal, g_0, ..., g_(M-1)]
+#   [n12, restraint, confident_wrong, n_cal] (narrow count fields), then
+#   [g_0, ..., g_(M-1)] (bin fields),
 #   g_b = sum over its calibration rows in bin b of (y*2^F - c*2^F) + O
 # with O = (largest cluster size) * 2^F keeping every field non-negative, so a
 # resample is one sum over the drawn clusters and S_b = total_b - (clusters
 # drawn) * O. Every group (overall, category, subcategory) is recomputed from
 # the same draws. Resamples where EHQ3 is undefined are left out of its
-# quantiles and counted in n_defined.
+# quantiles and counted in n_defined. The clusters are drawn with the very
+# indices of random.Random(seed).choices (draw_choice_indices).
 
 EHQ_BOOTSTRAP_METHOD = "stratified cluster bootstrap, percentile (type 7)"
 
@@ -2280,13 +2358,64 @@ class _EpochPack:
         return self.base + sum(sum(choices(epochs, k=len(epochs))) for epochs in self.items)
 
 
+class _ClusterPool:
+    """The packed clusters (ints) of one pool, ready to be drawn. A value held by several
+    clusters (SHARED_VALUE or more, in a pool of at most 256) is counted among the drawn
+    clusters and multiplied once, the others are added one by one: the same integer sum."""
+
+    SHARED_VALUE = 5
+    __slots__ = ("values", "n", "shared", "kinds", "shared_indices")
+
+    def __init__(self, values):
+        self.values, self.n, self.shared = values, len(values), ()
+        counts = collections.Counter(values)
+        shared = [v for v, m in counts.items() if m >= self.SHARED_VALUE]
+        if self.n <= _BYTE_INDICES and shared:
+            code = {value: index for index, value in enumerate(shared)}
+            self.shared = tuple(shared)
+            self.kinds = bytes(code.get(v, 255) for v in values).ljust(256, b"\xff")
+            self.shared_indices = bytes(i for i, v in enumerate(values) if v in code)
+
+    def picked(self, picks, choices=None):
+        """sum(values[i] for i in picks) (picks as draw_choice_indices gives them; no epochs
+        here, so ``choices`` is not used)."""
+        if not self.shared:
+            return sum(map(self.values.__getitem__, picks))
+        others = picks.translate(None, self.shared_indices)  # the picks of unshared values
+        total = sum(map(self.values.__getitem__, others))
+        if len(self.shared) == 1:
+            return total + (len(picks) - len(others)) * self.shared[0]
+        kinds = picks.translate(self.kinds)
+        for code, value in enumerate(self.shared):
+            total += kinds.count(code) * value
+        return total
+
+
+class _EpochPool:
+    """The packed clusters (_EpochPack) of one pool, drawn in two stages: the clusters, then
+    the epochs of each of their items, from the same random stream."""
+
+    __slots__ = ("values", "n")
+
+    def __init__(self, values):
+        self.values, self.n = values, len(values)
+
+    def picked(self, picks, choices):
+        """The packed total of the clusters at ``picks``, their epochs drawn with ``choices``."""
+        return sum(self.values[i].resample(choices) for i in picks)
+
+
 def _contributions(cluster):
     """The (n12, restraint, cw, calibration) units of a cluster: itself, or its epochs."""
     return cluster.contributions() if isinstance(cluster, EpochCluster) else [cluster]
 
 
 class _Packing:
-    """The field layout shared by every packed cluster of one bootstrap."""
+    """The field layout shared by every packed cluster of one bootstrap.
+
+    The four counts take count_width bits each (the low count_bits of a packed int), each
+    bin field width bits: value_bits for a total, plus room for the sum of n_bins fields.
+    """
 
     def __init__(self, cells_list, n_bins):
         clusters = [c for cells in cells_list for s in cells.values() for c in s.values()]
@@ -2295,24 +2424,36 @@ class _Packing:
                 for _, _, c in unit[3]]
         self.exponent = dyadic_exponent(rows or [0])
         self.one = 1 << self.exponent
-        self.n_bins, self.n_fields = n_bins, 4 + n_bins
-        largest = max((sum(unit[0] if unit[0] else 1 for unit in _contributions(c))
-                        if isinstance(c, EpochCluster) else c[0] for c in clusters), default=1)
-        self.offset = max(1, largest) * self.one
-        clusters = max((sum(len(s) for s in cells.values()) for cells in cells_list), default=1)
-        self.width = (2 * self.offset * max(1, clusters)).bit_length() + 1
-        self.mask = (1 << self.width) - 1
-        self.bin_shifts = tuple(position * self.width for position in range(4, self.n_fields))
+        self.n_bins = n_bins
+        largest = max(1, max((sum(unit[0] if unit[0] else 1 for unit in _contributions(c))
+                              if isinstance(c, EpochCluster) else c[0] for c in clusters),
+                             default=1))
+        self.offset = largest * self.one
+        clusters = max(1, max((sum(len(s) for s in cells.values()) for cells in cells_list),
+                              default=1))
+        self.count_width = (largest * clusters).bit_length() + 1
+        self.count_mask = (1 << self.count_width) - 1
+        self.count_bits = 4 * self.count_width
+        self.counts_mask = (1 << self.count_bits) - 1
+        self.value_bits = (2 * self.offset * clusters).bit_length() + 1
+        self.width = self.value_bits + n_bins.bit_length()
+        self.modulus = (1 << self.width) - 1
+        self.bin_ones = sum(1 << (b * self.width) for b in range(n_bins))
+        self.signs = self.bin_ones << (self.value_bits - 1)
+        self.lows = self.bin_ones * ((1 << (self.value_bits - 1)) - 1)
+        self.shifts = {}  # clusters drawn -> (2^(value_bits - 1) - drawn * O) in every bin field
 
     def pack(self, contribution):
         """One cluster's (n12, restraint, cw, calibration rows) as a packed int."""
         n12, restraint, wrong, calibration = contribution
-        fields = [n12, restraint, wrong, len(calibration)] + [self.offset] * self.n_bins
+        fields = [self.offset] * self.n_bins
         for b, hit, c in calibration:
-            fields[4 + b] += hit * self.one - scaled_integer(c, self.exponent)
+            fields[b] += hit * self.one - scaled_integer(c, self.exponent)
         value = 0
+        for position, field in enumerate((n12, restraint, wrong, len(calibration))):
+            value |= field << (position * self.count_width)
         for position, field in enumerate(fields):
-            value |= field << (position * self.width)
+            value |= field << (self.count_bits + position * self.width)
         return value
 
     def pack_cells(self, cells):
@@ -2333,33 +2474,70 @@ class _Packing:
             tuple(self.pack(cluster[item][epoch]) - base for epoch in sorted(cluster[item]))
             for item in sorted(cluster)))
 
-    def draw(self, pool, k, choices):
-        """The packed total of k clusters drawn from ``pool`` (then epochs within items)."""
-        if not self.epochs:
-            return sum(choices(pool, k=k))
-        return sum(c.resample(choices) for c in choices(pool, k=k))
+    def pool(self, packed):
+        """A list of packed clusters made ready to be drawn (_ClusterPool, _EpochPool)."""
+        return _EpochPool(packed) if self.epochs else _ClusterPool(packed)
 
-    def total(self, packed, choices=None):
-        """The packed total of given clusters, their epochs resampled when ``choices`` is given."""
+    def drawer(self, pools):
+        """rng -> [packed total of len(pool) clusters drawn from each pool, in order], as
+        rng.choices(pool, k=len(pool)) draws them, then epochs within items; without epochs
+        the draws of equally large pools in a row are taken at once (draw_choice_indices)."""
+        if self.epochs:
+            return lambda rng: [sum(c.resample(rng.choices) for c in
+                                    rng.choices(pool.values, k=pool.n)) for pool in pools]
+        runs, start = [], 0
+        for n, times in equal_runs([pool.n for pool in pools]):
+            runs.append((n, times, pools[start:start + times]))
+            start += times
+
+        def draw(rng):
+            return [pool.picked(picks) for n, times, run in runs
+                    for pool, picks in zip(run, draw_choice_indices(rng, n, times))]
+        return draw
+
+    def total(self, packed):
+        """The packed total of given clusters (every epoch of each once)."""
         if not self.epochs:
             return sum(packed)
-        return sum(c.whole() if choices is None else c.resample(choices) for c in packed)
+        return sum(c.whole() for c in packed)
 
     def scores(self, total, drawn, weights):
         """(EHQ1, EHQ2, EHQ3, EHQ) of a packed total of ``drawn`` clusters (None where
         undefined)."""
-        width, mask = self.width, self.mask
-        n12, restraint = total & mask, (total >> width) & mask
+        width, mask = self.count_width, self.count_mask
+        counts = total & self.counts_mask
+        n12 = counts & mask
         if not n12:
             return None, None, None, None
-        wrong, calibration = (total >> 2 * width) & mask, (total >> 3 * width) & mask
+        restraint, wrong = (counts >> width) & mask, (counts >> 2 * width) & mask
+        calibration = counts >> 3 * width
         ehq1, ehq2 = restraint / n12, 1 - wrong / n12
         if not calibration:
             return ehq1, ehq2, None, None
-        base = drawn * self.offset
-        differences = [((total >> shift) & mask) - base for shift in self.bin_shifts]
-        ehq3 = 1 - exact_ece(differences, calibration, self.one)
+        deviation = self.absolute_deviation(total >> self.count_bits, drawn)
+        ehq3 = 1 - exact_ece((deviation, ), calibration, self.one)
         return ehq1, ehq2, ehq3, ehq_composite(ehq1, ehq2, ehq3, weights)
+
+    def absolute_deviation(self, bins, drawn):
+        """sum_b |S_b| with S_b = g_b - drawn * O, from the bin fields g_b of a packed total, in
+        a few operations on the whole integer:
+
+            h_b = S_b + H,  H = 2^(V-1) > drawn * O >= |S_b|   (V = value_bits; 0 <= h_b < 2^V)
+            bit V-1 of h_b is set iff S_b >= 0, and then |S_b| = h_b mod H;
+            else |S_b| = H - h_b = (h_b XOR (H - 1)) + 1
+            sum_b |S_b| = sum_b (h_b XOR (H - 1 where S_b < 0)) mod H  +  #(S_b < 0)
+
+        where the sum of the fields is (fields) mod (2^width - 1): 2^width = 1 modulo it, and
+        width leaves room for the sum of n_bins fields.
+        """
+        shift = self.shifts.get(drawn)
+        if shift is None:
+            half = 1 << (self.value_bits - 1)
+            shift = self.shifts[drawn] = (half - drawn * self.offset) * self.bin_ones
+        shifted = bins + shift
+        negative = (shifted & self.signs) ^ self.signs  # bit V-1 of each field with S_b < 0
+        flips = (negative >> (self.value_bits - 1)) * ((1 << (self.value_bits - 1)) - 1)
+        return ((shifted ^ flips) & self.lows) % self.modulus + negative.bit_count()
 
 
 def _interval_from(values, level):
@@ -2380,9 +2558,8 @@ def _resampled_scores(packing, pools, samples, rng, weights):
     """(EHQ1, EHQ2, EHQ3, EHQ) of ``samples`` resamples that draw len(pool) clusters from each
     pool."""
     drawn = sum(len(pool) for pool in pools)
-    choices = rng.choices
-    return [packing.scores(sum(packing.draw(pool, len(pool), choices) for pool in pools), drawn,
-                           weights) for _ in range(samples)]
+    draw = packing.drawer([packing.pool(pool) for pool in pools])
+    return [packing.scores(sum(draw(rng)), drawn, weights) for _ in range(samples)]
 
 
 def _no_interval(note):
@@ -2433,18 +2610,23 @@ def bootstrap_ehq(cells, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10, samples=2000
     category_sizes = {c: sum(sizes[s] for s in members) for c, members in categories.items()}
     overall_draws, category_draws = [], {c: [] for c in categories}
     stratum_draws = {s: [] for s in names}
-    scores, choices = packing.scores, random.Random(seed).choices
+    scores, rng = packing.scores, random.Random(seed)
+    draw = packing.drawer([packing.pool(packed[s]) for s in names])  # names: category order
+    groups = [(category_draws[c], category_sizes[c], [(stratum_draws[s], sizes[s])
+                                                      for s in members])
+              for c, members in categories.items()]
+    everything = sum(sizes.values())
     for _ in range(samples):
-        overall = 0
-        for category, members in categories.items():
+        overall, totals = 0, iter(draw(rng))
+        for draws, size, members in groups:
             total = 0
-            for s in members:
-                drawn = packing.draw(packed[s], sizes[s], choices)
-                stratum_draws[s].append(scores(drawn, sizes[s], weights))
+            for stratum, stratum_size in members:
+                drawn = next(totals)
+                stratum.append(scores(drawn, stratum_size, weights))
                 total += drawn
-            category_draws[category].append(scores(total, category_sizes[category], weights))
+            draws.append(scores(total, size, weights))
             overall += total
-        overall_draws.append(scores(overall, sum(sizes.values()), weights))
+        overall_draws.append(scores(overall, everything, weights))
     result = {"overall": _components(overall_draws, confidence),
               "by_category": {c: _components(v, confidence) for c, v in category_draws.items()},
               "by_subcategory": {s: _components(v, confidence) for s, v in stratum_draws.items()}}
@@ -2507,13 +2689,17 @@ def paired_bootstrap(cells_a, cells_b, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10
     estimate_a = packing.scores(sum(packing.total(p) for p in packed_a.values()), drawn, weights)
     estimate_b = packing.scores(sum(packing.total(p) for p in packed_b.values()), drawn, weights)
     rng, differences = random.Random(seed), []
-    within = rng.choices if packing.epochs else None  # epochs are drawn per model
+    pools = [(packing.pool(packed_a[s]), packing.pool(packed_b[s])) for s in strata]
+    runs = equal_runs([pool_a.n for pool_a, _ in pools])
     for _ in range(samples):
         total_a = total_b = 0
-        for s in strata:
-            picks = rng.choices(range(len(packed_a[s])), k=len(packed_a[s]))
-            total_a += packing.total(map(packed_a[s].__getitem__, picks), within)
-            total_b += packing.total(map(packed_b[s].__getitem__, picks), within)
+        drawn_at_once = None if packing.epochs else iter(  # epochs are drawn per model, between
+            [picks for n, times in runs for picks in draw_choice_indices(rng, n, times)])
+        for pool_a, pool_b in pools:
+            picks = draw_choice_indices(rng, pool_a.n)[0] if drawn_at_once is None else \
+                next(drawn_at_once)
+            total_a += pool_a.picked(picks, rng.choices)
+            total_b += pool_b.picked(picks, rng.choices)
         a, b = packing.scores(total_a, drawn, weights), packing.scores(total_b, drawn, weights)
         differences.append([None if x is None or y is None else x - y for x, y in zip(a, b)])
     result = _components(differences, confidence)

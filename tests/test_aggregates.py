@@ -446,6 +446,57 @@ class EHQBootstrapTest(unittest.TestCase):
         self.assertEqual(diff["difference"]["EHQ1"]["proportion_above_zero"], 0.0)
 
 
+class PackedBootstrapTest(unittest.TestCase):
+    """The packed arithmetic of the bootstrap: a pool's drawn total and sum_b |S_b|."""
+
+    @staticmethod
+    def cells(seed, clusters=40):
+        rng = __import__("random").Random(seed)
+        cells = {}
+        for index in range(clusters):
+            stratum = cells.setdefault(f"HNQ::HNQ-{index % 2}", {})
+            rows = [(ehq_ref.width_bin(c), int(rng.random() < c), c)
+                    for c in (rng.choice([0.05, 0.5, 0.95, rng.random()])
+                              for _ in range(rng.choice([0, 0, 1, 1, 1, 2, 5])))]
+            stratum[f"c{index}"] = [len(rows) + 1, 1, 0, rows]
+        return cells
+
+    def test_a_pool_counts_shared_values_and_adds_the_others(self):
+        values = [5, 7, 5, 5, 9, 7, 7, 5, 11, 7, 7, 5, 13]
+        pool = ehq_ref._ClusterPool(values)
+        self.assertEqual(pool.shared, (5, 7))  # 5 and 7 five times each
+        one = ehq_ref._ClusterPool(values[:9] + [5])
+        self.assertEqual(one.shared, (5, ))  # 7 three times only: added one by one
+        for picks in (bytes([0, 0, 4, 8, 1, 12]), bytes([4, 8, 8]), bytes([3, 5]), b""):
+            self.assertEqual(pool.picked(picks), sum(values[i] for i in picks))
+            self.assertEqual(one.picked(picks[:3]), sum(values[i] for i in picks[:3]))
+        packing = ehq_ref._Packing([{"A::a": {"c": [1, 1, 0, []]}}], 10)
+        draw = packing.drawer([pool, one, ehq_ref._ClusterPool(values[:10])])
+        rng, again = __import__("random").Random(4), __import__("random").Random(4)
+        self.assertEqual(draw(rng), [sum(again.choices(v, k=len(v)))
+                                     for v in (values, values[:9] + [5], values[:10])])
+        self.assertEqual(ehq_ref._ClusterPool(list(range(300)) * 5).shared, ())  # above 256
+
+    def test_absolute_deviation_equals_the_sum_over_bins(self):
+        for seed in range(5):
+            cells = self.cells(seed)
+            packing = ehq_ref._Packing([cells], 10)
+            packed = [packing.pack(cluster) for s in sorted(cells) for cluster in
+                      (cells[s][c] for c in sorted(cells[s]))]
+            rng = __import__("random").Random(seed)
+            for drawn in (1, 2, 17, 40):
+                total = sum(rng.choices(packed, k=drawn))
+                bins = total >> packing.count_bits
+                mask = (1 << packing.width) - 1
+                expected = sum(abs(((bins >> (b * packing.width)) & mask) - drawn * packing.offset)
+                               for b in range(10))
+                self.assertEqual(packing.absolute_deviation(bins, drawn), expected)
+                n_cal = (total >> 3 * packing.count_width) & packing.count_mask
+                if n_cal:
+                    self.assertEqual(packing.scores(total, drawn, ehq_ref.DEFAULT_EHQ_WEIGHTS)[2],
+                                     1 - expected / (n_cal * packing.one))
+
+
 class SelectiveNumbersTest(unittest.TestCase):
     def rows(self):
         return [

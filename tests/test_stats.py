@@ -120,6 +120,86 @@ class QuantileAndBootstrapTest(unittest.TestCase):
         self.assertEqual({len(draw) for draw in seen}, {2})
 
 
+def _words(*randoms):
+    """getrandbits-style words whose draws are the given 53-bit m (random() = m * 2^-53), the
+    low bits that random() drops set to ones (they must not matter)."""
+    words = 0
+    for i, m in enumerate(randoms):
+        w0, w1 = (m >> 26) << 5 | 0x1F, (m & (2**26 - 1)) << 6 | 0x3F
+        words |= (w0 | w1 << 32) << (64 * i)
+    return words
+
+
+def _float_index(m, n):
+    """choices' own rule: floor(random() * n) with random() = m * 2^-53."""
+    return int(m * 2.0**-53 * n // 1)
+
+
+class ChoiceIndicesTest(unittest.TestCase):
+    def test_equal_runs(self):
+        self.assertEqual(ehq_ref.equal_runs([150, 150, 76, 75, 75, 150]),
+                         [(150, 2), (76, 1), (75, 2), (150, 1)])
+        self.assertEqual(ehq_ref.equal_runs([]), [])
+
+    SIZES = (0, 1, 2, 3, 7, 150, 255, 256, 257, 1000, 2047, 2048, 2049, 4999, 5000)
+
+    def test_the_same_indices_and_generator_state_as_choices(self):
+        sizes = random.Random(99)
+        for seed in range(60):
+            bulk, plain = random.Random(seed), random.Random(seed)
+            for n in self.SIZES[seed % 3::3] + (sizes.randint(1, 5000), sizes.randint(1, 300)):
+                picks, = ehq_ref.draw_choice_indices(bulk, n)
+                self.assertEqual(list(picks), plain.choices(range(n), k=n), (seed, n))
+                self.assertIsInstance(picks, bytes if n <= 256 else list)
+                self.assertEqual(bulk.getstate(), plain.getstate(), (seed, n))
+            for n, times in ((150, 5), (75, 3), (300, 2), (3000, 2)):  # runs of equal draws
+                calls = ehq_ref.draw_choice_indices(bulk, n, times)
+                self.assertEqual([list(c) for c in calls],
+                                 [plain.choices(range(n), k=n) for _ in range(times)])
+            self.assertEqual(bulk.random(), plain.random())
+
+    def test_large_populations_and_big_endian_hosts_use_choices(self):
+        from unittest import mock
+        for n, byteorder in ((70_000, "little"), (300, "big"), (20, "big")):
+            bulk, plain = random.Random(n), random.Random(n)
+            with mock.patch.object(ehq_ref.sys, "byteorder", byteorder):
+                picks, = ehq_ref.draw_choice_indices(bulk, n)
+            self.assertEqual(list(picks), plain.choices(range(n), k=n))
+            self.assertEqual(bulk.getstate(), plain.getstate())
+
+    def test_a_tie_rounded_up_by_the_float_product(self):
+        m = (2**54 - 1) // 3  # m * 3 / 2^53 = 2 - 2^-53: exactly below 2, rounds (to even) to 2.0
+        self.assertEqual(m * 3 // 2**53, 1)
+        self.assertEqual(_float_index(m, 3), 2)
+        self.assertEqual(list(ehq_ref.choice_indices(_words(m, m, 2**52, m), 4)[0]),
+                         [_float_index(m, 4), _float_index(m, 4), 2, _float_index(m, 4)])
+        self.assertEqual([list(c) for c in ehq_ref.choice_indices(_words(m, 0, m, 0, m, m), 3,
+                                                                  2)], [[2, 0, 2], [0, 2, 2]])
+
+    def test_draws_next_to_a_boundary_follow_the_float_rule(self):
+        for n in (3, 7, 150, 255, 256, 1000, 2047, 2048, 3001, 65535):
+            randoms = []
+            for j in (1, n // 2, n - 1):
+                exact = -(-j * 2**53 // n)  # the smallest m with m * n / 2^53 >= j
+                randoms += [m for m in range(exact - 4, exact + 3) if 0 <= m < 2**53]
+            randoms += [0, 2**53 - 1]
+            got = []
+            for start in range(0, len(randoms), n):  # n draws per call
+                chunk = randoms[start:start + n] + [0] * (n - len(randoms[start:start + n]))
+                got += list(ehq_ref.choice_indices(_words(*chunk), n)[0])[:len(chunk)]
+            self.assertEqual(got[:len(randoms)], [_float_index(m, n) for m in randoms], n)
+
+    def test_tie_at_every_size_below_a_power_of_two(self):
+        # m * n = 2^53 * j - 1 exactly can only be a tie, rounding up, when n is small; either way
+        # the bulk draw must give what the float product gives
+        for n in range(1, 600):
+            for j in range(1, n):
+                if (j * 2**53 - 1) % n == 0:
+                    m = (j * 2**53 - 1) // n
+                    self.assertEqual(ehq_ref.choice_indices(_words(*[m] * n), n)[0][0],
+                                     _float_index(m, n), (n, j))
+
+
 CONF = [0.95, 0.9, 0.9, 0.8, 0.75, 0.6, 0.55, 0.5, 0.3, 0.1]
 CORRECT = [1, 1, 0, 1, 1, 0, 1, 0, 0, 0]
 
