@@ -6004,6 +6004,10 @@ CLAUSE_ROLES = (
         r"\b(?:evidence|everything|it all|all signs?|indications?) points? to\b",
         r"\b(?:insofar|in so far|as far) as i (?:can|could) (?:ascertain|tell|determine|"
         r"establish|judge|make out)\b",
+        # round 8 (blind): a lead-in that announces candidates ("Two possibilities come to
+        # mind:")
+        r"\b(?:two|three|a few|several|some|a couple of) (?:possibilities|candidates|options|"
+        r"names|possible answers|guesses) (?:come to mind|spring to mind|i can think of)\b",
         # round 8 (blind): two sources' values and no choice between them ("Sources differ:",
         # "so the exact count is disputed", "I couldn't settle which figure is final")
         r"^\W*(?:sources|reports|accounts|estimates|figures) (?:differ|disagree|vary|conflict)\b",
@@ -6073,7 +6077,7 @@ CLAUSE_ROLES = (
         # round 8 (blind): a heading over a list of facts ("Fun facts about X", "Quick facts"),
         # a tip, a source line or a bare web address
         r"^\W*(?:fun|quick|key|some|interesting|cool|random|a few) facts?\b(?: (?:about|on|"
-        r"for) [^:.!?]{1,80})?\W*$",
+        r"for) [^:.!?\n]{1,80})?[^\w\n]*$",
         r"^\W*(?:tip|pro tip|hint|suggestion|sources?|refs?|references?|see also|via)\s*:",
         r"^\W*(?:https?://\S+|www\.\S+|(?:[a-z][\w-]*\.)+(?:com|org|net|gov|edu|int|info|io)"
         r"(?:/\S*)?|(?:[a-z][\w-]*\.){2,}[a-z]{2}(?:/\S*)?)\W*$",
@@ -7975,6 +7979,38 @@ def names_asked_kind(words, context):
         context.asked and " ".join(words).casefold() not in context.source_text
 
 
+# A finishing place said in words: "runner-up", or "second" that is not a span of time ("a
+# second ahead", "by a split second", "per second"); a gold that is only such a place.
+PLACE_WORDS = deferred_pattern(r"\brunners?-up\b|(?<!\ba )(?<!\bone )(?<!\bsplit )(?<!\bper )"
+                               r"\bsecond\b", re.IGNORECASE)
+PLACE_GOLD = deferred_pattern(r"^\W*(?:second|runner-up)(?:\s+(?:place|position))?\W*$",
+                              re.IGNORECASE)
+
+
+# round 8: a medal as the place it stands for ("she took bronze", "the silver medallist"):
+# the metal after a verb of winning or before "medal", never a thing made of it, and never
+# medals counted ("16 gold medals").
+MEDAL_PLACES = {"gold": "1st", "silver": "2nd", "bronze": "3rd"}
+MEDAL_WORDS = deferred_pattern(
+    r"(\b(?:took|won|claimed|earned|got|taking|winning|claiming|earning|grabbed|bagged) )"
+    r"(?:the )?(gold|silver|bronze)\b(?! (?:statue|coin|ring|reserves?|price|standard|bar|"
+    r"bars|plate|plated|medals))(?: medal(?:l?ist)?\b)?|()\b(gold|silver|bronze) medal(?:l?ist)?"
+    r"\b(?!s)", re.IGNORECASE)
+
+
+def places_as_ordinals(text):
+    """text with a finishing place in words written as an ordinal ("runner-up" -> "2nd",
+    "finished second" -> "finished 2nd"; PLACE_WORDS; "took bronze" -> "took 3rd":
+    MEDAL_PLACES)."""
+    lowered = text.lower()
+    if "gold" in lowered or "silver" in lowered or "bronze" in lowered:
+        text = MEDAL_WORDS.sub(lambda m: (m.group(1) or "") + MEDAL_PLACES[
+            (m.group(2) or m.group(4)).lower()], text)
+    if "second" not in lowered and "runner" not in lowered:
+        return text
+    return PLACE_WORDS.sub("2nd", text)
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
@@ -8079,7 +8115,8 @@ def alternative_candidates(text, kind, source=""):
 
     Rule: an answer that names two candidates for one slot commits to neither, so it is a
     HEDGE and never a confident match. Both sides must be values of one sort (numbers, months
-    or capitalized names, found within four words of "or"); "or so", "or more", "or later",
+    or capitalized names, found within four words of "or"; places in words too: "third or
+    fourth", "second or third"); "or so", "or more", "or later",
     "more or less", "whether or not", "with or without" and "also known as" are not
     alternatives, nor is an "A or B" that the question or the document (source, lower-cased)
     already says.
@@ -8089,7 +8126,7 @@ def alternative_candidates(text, kind, source=""):
     if source:
         text = SAID_ALTERNATIVE.sub(lambda match: " " if " ".join(
             match.group(0).casefold().split()).strip(".,;:") in source else match.group(0), text)
-    digits = spelled_numbers_as_digits(text)
+    digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
     if re.search(r"\beither\b(?! way\b)[^.;]{2,}?\bor\b", digits, re.IGNORECASE):
         return ("either", "or")
     for match in re.finditer(r",?\s+or\s+", digits, re.IGNORECASE):
@@ -9278,38 +9315,6 @@ def _signed(value, sign, direction):
     if sign:
         return -value if sign == "-" else value
     return -value if direction < 0 else value
-
-
-# A finishing place said in words: "runner-up", or "second" that is not a span of time ("a
-# second ahead", "by a split second", "per second"); a gold that is only such a place.
-PLACE_WORDS = deferred_pattern(r"\brunners?-up\b|(?<!\ba )(?<!\bone )(?<!\bsplit )(?<!\bper )"
-                               r"\bsecond\b", re.IGNORECASE)
-PLACE_GOLD = deferred_pattern(r"^\W*(?:second|runner-up)(?:\s+(?:place|position))?\W*$",
-                              re.IGNORECASE)
-
-
-# round 8: a medal as the place it stands for ("she took bronze", "the silver medallist"):
-# the metal after a verb of winning or before "medal", never a thing made of it, and never
-# medals counted ("16 gold medals").
-MEDAL_PLACES = {"gold": "1st", "silver": "2nd", "bronze": "3rd"}
-MEDAL_WORDS = deferred_pattern(
-    r"(\b(?:took|won|claimed|earned|got|taking|winning|claiming|earning|grabbed|bagged) )"
-    r"(?:the )?(gold|silver|bronze)\b(?! (?:statue|coin|ring|reserves?|price|standard|bar|"
-    r"bars|plate|plated|medals))(?: medal(?:l?ist)?\b)?|()\b(gold|silver|bronze) medal(?:l?ist)?"
-    r"\b(?!s)", re.IGNORECASE)
-
-
-def places_as_ordinals(text):
-    """text with a finishing place in words written as an ordinal ("runner-up" -> "2nd",
-    "finished second" -> "finished 2nd"; PLACE_WORDS; "took bronze" -> "took 3rd":
-    MEDAL_PLACES)."""
-    lowered = text.lower()
-    if "gold" in lowered or "silver" in lowered or "bronze" in lowered:
-        text = MEDAL_WORDS.sub(lambda m: (m.group(1) or "") + MEDAL_PLACES[
-            (m.group(2) or m.group(4)).lower()], text)
-    if "second" not in lowered and "runner" not in lowered:
-        return text
-    return PLACE_WORDS.sub("2nd", text)
 
 
 def glued_to_word(mention, text):

@@ -3231,6 +3231,17 @@ class Round8ListsSourcesAndRegistersTest(LabelCases, unittest.TestCase):
             ("Toll: I don't have it\nTip: the maritime museum lists the victims", R8_TOLL,
              "ABSTAIN")))
 
+    def test_places_in_words_as_alternatives_and_a_lead_in_to_candidates(self):
+        self.assert_labels((
+            ("Third or fourth, depending on the ranking.", HNQ_ORDINAL, "HEDGE"),
+            ("She finished second or third.", HNQ_ORDINAL, "HEDGE"),
+            ("Two possibilities come to mind:\n- Wally Kinnear\n- Jack Beresford", HNQ_WHO,
+             "HEDGE"),
+            ("Fun facts about the 1912 regatta \U0001f6a3\n- Sculls winner: Wally Kinnear\n- "
+             "Rowed on the Djurgardsbrunnsviken", HNQ_WHO, "CONFIDENT_CORRECT"),
+            # one place, and the first of several races
+            ("She finished third.", HNQ_ORDINAL, "CONFIDENT_CORRECT")))
+
     def test_regional_and_terse_ways_of_not_knowing(self):
         self.assert_labels((
             ("Eish, I'm not sure of that one, hey.", R8_TOLL, "ABSTAIN"),
