@@ -5146,7 +5146,7 @@ SPLIT_MARK = deferred_pattern("|".join(map(re.escape, SPLIT_MARKS)))  # in lower
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col lt sgt rev hon no vs etc e.g i.e approx ca c fig vol "
     "inc ltd co corp dept est mt ft jan feb mar apr jun jul aug sep sept oct nov dec u.s "
-    "u.k".split())
+    "u.k op opp".split())
 LEADING_CONNECTIVE = deferred_pattern(
     r"^(?:but|however|though|although|and|so|yet|still|also|anyway|"
     r"that said|then again)\b[,\s]*", re.IGNORECASE)
@@ -6337,6 +6337,14 @@ ATTITUDE_BEFORE = deferred_pattern(
     r"(?<![\w'])(?!(?:I|[Ww]e|[Yy]ou|is|are|was|were|be|been)\s)[\w'-]+\s+(?:wish(?:es|ed)?|"
     r"hope[sd]?|fear(?:s|ed)?|dream(?:s|ed|t)?|pray(?:s|ed)?|worr(?:y|ies|ied)|long(?:s|ed)|"
     r"yearn(?:s|ed)?|dread(?:s|ed)?)\s+(?:that\s+)?$")
+# The reason a third party (not I, we or you) gives itself for an aim, just before a modal
+# ("Scientists want to explore the pole because there may be ice", "NASA wanted a landing
+# there, since there could be water"): the possibility is what they pursue, not a doubt
+# about the answer.
+MOTIVE_BEFORE = deferred_pattern(
+    r"(?<![\w'])(?!(?:I|[Ww]e|[Yy]ou)\s)[\w'-]+\s+(?:want(?:s|ed)?|plan(?:s|ned)?|aim(?:s|ed)?|"
+    r"hope[sd]?|intend(?:s|ed)?|(?:are|were|is|was) (?:keen|eager|going))\s+(?:to\b|an?\b|the\b)"
+    r"[^.;!?]{0,80}?\b(?:because|since|as)\s+(?:[\w'-]+\s+){0,3}$")
 # A group named by a quantifier as the modal's subject ("Some people with the syndrome may
 # develop kidney disease", "while others may have no symptoms"): how often something happens
 # to its members, not the speaker's doubt, unless the group is said to think or say it ("some
@@ -6803,17 +6811,25 @@ def reported_of_another(before):
         word in ROLE_NOUNS for word in reported.group("subject").casefold().split())
 
 
+def a_motive_of_another(before):
+    """True when the text before a modal ends in a third party's reason for an aim
+    (MOTIVE_BEFORE), tried only after "because", "since" or "as"."""
+    return ("because" in before or "since" in before or " as " in before) and \
+        MOTIVE_BEFORE.search(before) is not None
+
+
 def describes_another(said, text, start, end):
     """True when an uncertainty marker (said, at start:end of text) is not the speaker's doubt:
     a modal in a relative clause ("a rival who might have been faster": RELATIVE_BEFORE), of a
     group named by a quantifier ("some patients may develop": QUANTIFIED_SUBJECT_BEFORE) or
     after a third party's wish, hope or fear ("she hopes she might": ATTITUDE_BEFORE), with
-    the reader as subject ("you might be surprised": READER_BEFORE), inside what legend tells
-    ("legend says a monk may have": LORE_BEFORE), of a recurring circumstance ("the pass may
-    be closed in winter": CIRCUMSTANCE_AFTER), in a third party's statement about another
-    thing ("the operator said the second stage may be": reported_of_another), or "unlikely"
-    as the attribute of a noun ("an unlikely gamble", "Denmark's unlikely win":
-    DETERMINER_BEFORE)."""
+    the reader as subject ("you might be surprised": READER_BEFORE), in a third party's reason
+    for an aim ("scientists want to go because there may be ice": a_motive_of_another),
+    inside what legend tells ("legend says a monk may have": LORE_BEFORE), of a recurring
+    circumstance ("the pass may be closed in winter": CIRCUMSTANCE_AFTER), in a third party's
+    statement about another thing ("the operator said the second stage may be":
+    reported_of_another), or "unlikely" as the attribute of a noun ("an unlikely gamble",
+    "Denmark's unlikely win": DETERMINER_BEFORE)."""
     before = text[:start]
     if MODAL_WORD.search(said):
         group = QUANTIFIED_SUBJECT_BEFORE.search(before)
@@ -6823,7 +6839,8 @@ def describes_another(said, text, start, end):
             READER_BEFORE.search(before) is not None or
             LORE_BEFORE.search(before) is not None or
             CIRCUMSTANCE_AFTER.match(text, end) is not None or
-            reported_of_another(before)) or ATTITUDE_BEFORE.search(before) is not None
+            reported_of_another(before)) or ATTITUDE_BEFORE.search(before) is not None or \
+            a_motive_of_another(before)
     return said.casefold().endswith("unlikely") and DETERMINER_BEFORE.search(before) is not \
         None and WORD_AFTER.match(text, end) is not None
 
@@ -8174,7 +8191,8 @@ def is_guess(clause, previous, context):
     (SPECULATION), not be framed as background ("For context, ...": FRAMING_CUE), and be
     presented as an answer: hedged, with an answer cue ("so it's", "the answer is"), joined
     to the abstention by "but" or a dash, stated about the asked slot (it/he/she, "the
-    winner was", the entity's name) or given by a self-correction ("I don't know...
+    winner was", the entity's name), worked out from the document's numbers on CCQ
+    (worked_out_value) or given by a self-correction ("I don't know...
     actually, no, it was 1814": what follows SELF_CORRECTION is read). An unhedged clause
     must also not be negated, generic ("many", "usually", "such as"), background ("for
     context", "had won") or about another time (different_time).
@@ -8190,7 +8208,8 @@ def is_guess(clause, previous, context):
     linked = clause["joined"] == "but" and previous is not None and \
         previous["role"] in FORWARD_ROLES
     stated = V2_ANSWER_CUE.search(text) or ROLE_SUBJECT.match(said) or (
-        context.category == "FEQ" and _mentions_entity(said, context))
+        context.category == "FEQ" and _mentions_entity(said, context)) or (
+        context.category == "CCQ" and worked_out_value(text))
     if not (hedged or linked or stated):
         return False
     if not hedged and (NEGATED.search(said) or GENERIC_CUE.search(text) or
@@ -8284,6 +8303,52 @@ def background_limits(clauses, context, facts):
                 and limit_names_another_detail(clause, context):
             clause["role"] = "meta"
             facts.add("limit_about_another_detail")
+
+
+# How an answer works a withheld value out from the document's other numbers, before the
+# value it reaches: surely ("must account for the remaining", "leaves", "works out to") or as
+# a rough estimate ("you could estimate roughly", "a rough calculation gives").
+WORKED_OUT_CUE = deferred_pattern(
+    r"(?P<rough>\b(?:could|can|might|would) (?:roughly )?(?:estimate|infer|work out|back out|"
+    r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b)"
+    r"|(?P<sure>\bmust (?:be|account for|make up|come to)\b|\bthe remaining\b|\bleav(?:es|ing)\b"
+    r"|\bsubtracting\b|\bminus\b|\bless (?:the )?(?=\d)|\bworks? out (?:to|at)\b"
+    r"|\badds? up to\b|\bcomes? to\b)", re.IGNORECASE)
+
+
+def worked_out_value(text):
+    """How a clause works the withheld value out from other numbers (WORKED_OUT_CUE): "sure"
+    or "rough" for the first cue a number follows in the clause, else None."""
+    if not any(char.isdigit() for char in text):
+        return None
+    for cue in WORKED_OUT_CUE.finditer(text):
+        if any(char.isdigit() for char in text[cue.end():]):
+            return cue.lastgroup
+    return None
+
+
+def worked_out_answers(clauses, facts):
+    """CCQ: a value worked out from the document's numbers is put forward as the answer. A
+    rough estimate ("you could estimate roughly 650 Wh") is hedged. A sure working in a
+    clause without doubt is content even where it says what the document reports ("since
+    it reports only two divisions, services must account for the remaining 152 million"),
+    and then a clause of document silence describes the document, not an abstention: its
+    role becomes meta."""
+    sure = False
+    for clause in clauses:
+        how = worked_out_value(clause["text"]) if clause["role"] in (
+            "content", "document_silence") else None
+        if how == "rough" and clause["content"]:
+            clause["hedged"] = True
+        elif how == "sure" and not clause["hedged"]:
+            sure = True
+            clause.update(role="content", content=True,
+                          answer_text=clause["answer_text"] or clause["text"])
+    if sure:
+        for clause in clauses:
+            if clause["role"] == "document_silence":
+                clause["role"] = "meta"
+        facts.add("value_worked_out_from_document")
 
 
 # "fictional" as the attribute of an in-world description: the kind it qualifies is then
@@ -8467,6 +8532,8 @@ def read_answer(answer, item, context=None):
       once the answer says the document is silent, unless it is cued as the answer
       (cued_as_answer) outside a list of the document's facts (document_listing: "I can see
       the following information: - It was priced at 135 basis points").
+    - CCQ: a value worked out from the document's numbers is an answer, hedged when it is
+      a rough estimate; a sure working sets document silence aside (worked_out_answers).
     - After an abstention, a clause that offers two values for the slot (_two_values: "The
       coupon is 3.75% or 4%"), or a line of a list of candidates under a lead-in
       (candidate_listing), is a guess, hedged; a list of names joined by "or" is not one.
@@ -8499,6 +8566,8 @@ def read_answer(answer, item, context=None):
                 facts.add("impersonal_unknown_about_something_else")
     background_limits(clauses, context, facts)
     in_world_fiction(clauses, facts)
+    if context.category == "CCQ":
+        worked_out_answers(clauses, facts)
     for number, clause in enumerate(clauses):
         if clause["role"] in FORWARD_ROLES and any(c["content"] for c in clauses[:number]) and \
                 doubts_the_answer_given(clause, sentence_neighbours(clauses, number)):
@@ -8546,7 +8615,8 @@ DEFEAT_VERBS = ("beat|beats|beating|defeated|defeats|defeating|edged|edging|over
 NOT_WINNING = (r"lost|was beaten|were beaten|was defeated|were defeated|(?:finished|came|placed|"
                r"ended|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|3rd|4th|runner-up|"
                r"behind)(?![\w-])|runner-up|runners-up|was eliminated|fell to|went down to|"
-               r"bowed out|conceded")
+               r"bowed out|conceded|(?:to )?settl(?:e|ed|es|ing) for (?:second|third|2nd|3rd|"
+               r"silver|bronze|a place)(?![\w-])")
 _SCORE_PAIR = r"\d{1,3}\s*(?:-|\u2013|:)\s*\d{1,3}"
 # How a sentence names a side of a match as its winner or its loser, by the words beside the
 # name: (role, where the cue stands: "after" the name or "before" it, pattern).
@@ -8667,6 +8737,13 @@ DIRECTION_DOWN = deferred_pattern(
 CHANGE_QUESTION = deferred_pattern(
     r"\bby (?:what|how much|how many)\b|\b(?:change|increase|decrease|"
     r"rise|fall|drop|gain|growth|decline|contraction|move)\b", re.IGNORECASE)
+# The two sides of a vote, as a question or a count names them ("voted for", "in favour";
+# "voted against", "opposed", "nays").
+VOTE_SIDE = deferred_pattern(
+    r"(?P<for>\bvot(?:ed|es?|ing) (?:for|in favou?r of)\b|\bin favou?r\b|\bsupport(?:ed|ing)\b"
+    r"|\bayes\b|\byes votes?\b)"
+    r"|(?P<against>\bagainst\b|\boppos(?:ed|ing)\b|\bnays?\b|\bnoes\b|\bno votes?\b)",
+    re.IGNORECASE)
 TITLE_WORDS = frozenset("sir dame dr mr mrs ms miss president king queen emperor empress prince "
                         "princess saint st pope lord lady general gen captain capt prof professor "
                         "judge justice senator chancellor premier sheikh rev reverend father "
@@ -8837,6 +8914,56 @@ def corrected_from(clauses, context):
     return start
 
 
+# A dateline opening a report: its place in capitals, then a date or an agency ("PRAGUE, 14
+# November 1918 — ...", "WASHINGTON, Nov. 14 - ..."); it says where the report was filed.
+DATELINE = deferred_pattern(rf"^[{CAPITALS}][{CAPITALS}.' -]+[{CAPITALS}.]"
+                            r"(?:,\s*[^,]{1,30}){0,2}$")
+# A pronoun subject opening a clause: it says more of someone an earlier clause named.
+PRONOUN_SUBJECT = deferred_pattern(r"^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+# The marks that open a Spanish exclamation or question ("¡España!").
+INVERTED_MARKS = "\u00a1\u00bf"
+
+
+def is_dateline(index, clauses, context):
+    """True when a clause is a report's dateline (DATELINE) before a dash that opens the
+    report: where it was filed, no candidate; when a place is asked, only with a date after
+    the place ("PRAGUE, 14 November 1918"), since "PRAGUE \u2014 ..." may name the place."""
+    text = clauses[index]["text"]
+    if not (index + 1 < len(clauses) and clauses[index + 1]["joined"] == "dash" and
+            clauses[index]["joined"] == "line" and DATELINE.match(text)):
+        return False
+    return context.kind != "place" or bool(date_mentions(text.partition(",")[2]))
+
+
+def in_other_language_clause(text):
+    """True when a clause is in another language: opened by an inverted mark (INVERTED_MARKS)
+    or holding a function word of OTHER_LANGUAGES (in_other_language)."""
+    return text[:1] in INVERTED_MARKS or in_other_language(text)
+
+
+def at_question_time(clause, context):
+    """True when a clause names the question's own period: one of its months as a period
+    (_period_months) when the question names months, else one of its years."""
+    if context.kind == "time":
+        return False
+    if context.months:
+        return bool(_period_months(clause["text"]) & context.months)
+    return bool(context.years and _years(clause["text"]) & context.years)
+
+
+def at_the_asked_time(candidates, clauses, context):
+    """For a quantity question, the content clauses left once those about another time
+    (different_time) are set aside, when a clause that is no aside names the question's
+    period (at_question_time: "139,000 in April; the first estimate for May was 62,000" for
+    May); else all of them."""
+    if context.kind != "quantity" or not any(
+            clauses[index]["kind"] != "aside" and at_question_time(clauses[index], context)
+            for index in candidates):
+        return candidates
+    kept = [index for index in candidates if not different_time(clauses[index], context)]
+    return kept or candidates
+
+
 def answering_clause(clauses, context):
     """The index of the content clause that answers the question, or None.
 
@@ -8853,14 +8980,20 @@ def answering_clause(clauses, context):
     point), +3 when it is the first content clause and only a short candidate ("Rok
     Kovačič."; +5 when it is a line of its own: is_verdict_line), -4 for a background cue
     ("some sources say", "had won", "back in") or a place under a "## Context" heading
-    (SECTION_HEADINGS), -3 when it is about another time (different_time). The highest
-    score wins; a tie goes to a clause naming one of the question's names ("Kranj"), then to
-    the earliest.
+    (SECTION_HEADINGS), -3 when it is about another time (different_time), -5 when a person
+    is asked and a pronoun subject opens it after another content clause, not after "but"
+    (it says more of the person named before: PRONOUN_SUBJECT). A dateline (is_dateline) is
+    no candidate; a clause about another time is set aside when another names the
+    question's period (at_the_asked_time); a clause in another language ("\u00a1Espa\u00f1a!":
+    in_other_language_clause) gets no short-candidate bonus. The highest score wins; a tie
+    goes to a clause naming one of the question's names ("Kranj"), then to the earliest.
     """
-    with_content = [index for index, clause in enumerate(clauses) if clause["content"]]
+    with_content = [index for index, clause in enumerate(clauses) if clause["content"] and
+                    not is_dateline(index, clauses, context)]
     if len(with_content) > 1:
         start = corrected_from(clauses, context)
         with_content = [index for index in with_content if index >= start]
+        with_content = at_the_asked_time(with_content, clauses, context)
     if len(with_content) <= 1:
         return with_content[0] if with_content else None
     listed = list_item_of_asked_place(clauses, with_content, context)
@@ -8884,7 +9017,8 @@ def answering_clause(clauses, context):
             score += 2
         if clause["joined"] == "but":
             score += 1
-        if first and candidate and not negated and is_bare_candidate(text, context):
+        if first and candidate and not negated and is_bare_candidate(text, context) and \
+                not in_other_language_clause(clause["text"]):
             score += 5 if is_verdict_line(index, clauses) else 3
         if "background" in cues or clause.get("section") == "background":
             score -= 4
@@ -8892,6 +9026,9 @@ def answering_clause(clauses, context):
             score -= 2
         if different_time(clause, context):
             score -= 3
+        if not first and context.kind == "person" and clause["joined"] != "but" and \
+                PRONOUN_SUBJECT.match(clause["text"]):
+            score -= 5
         first = False
         ranked = (score, bool(stems_of(text) & context.names))
         if best_score is None or ranked > best_score:
@@ -9310,6 +9447,22 @@ def _match_dates(reading, text, question):
     return False, "missing_year"
 
 
+def vote_side(text):
+    """The side of a vote text names first ("for" or "against": VOTE_SIDE), else None."""
+    found = VOTE_SIDE.search(text) if "vot" in text or "favo" in text or "oppos" in text or \
+        "against" in text else None
+    return found.lastgroup if found else None
+
+
+def counts_other_side(mention, text, side):
+    """True when the words after a count, up to the next number, name the other side of the
+    vote than the side the question asks for ("238 MPs voted against it", "238 votes
+    against and 201 in favour" for "How many voted for ...?")."""
+    after = re.split(r"\d", text[mention["end"]:mention["end"] + 60], maxsplit=1)[0]
+    said = vote_side(after.casefold())
+    return side is not None and said is not None and said != side
+
+
 def _signed(value, sign, direction):
     """A value with its written sign, else with the direction of its words ("fell 1.2%")."""
     if sign:
@@ -9527,6 +9680,7 @@ def _match_quantity(reading, text, context):
     if not primary:
         return False, "gold_negated"
     question_direction = _direction(question) if CHANGE_QUESTION.search(question or "") else 0
+    side = vote_side((question or "").casefold())
     for gold in golds:
         gold_value = _signed(gold["value"], gold["sign"], reading["direction"])
         pool = primary if len(golds) == 1 else said
@@ -9538,6 +9692,8 @@ def _match_quantity(reading, text, context):
             if not gold["dimension"] and mention["dimension"] and \
                     not mention["dimension"].startswith(("percent", "money")) and \
                     mention["dimension"] not in ("years", "months", "time"):
+                continue
+            if side and counts_other_side(mention, digits, side):
                 continue
             nearby = digits[max(0, mention["start"] - 40):mention["end"] + 25]
             direction = _direction(nearby) if reading["direction"] or gold["sign"] else 0

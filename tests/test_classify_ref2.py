@@ -3259,5 +3259,149 @@ class Round8ListsSourcesAndRegistersTest(LabelCases, unittest.TestCase):
             ("612; the inquiry checked every name.", R8_TOLL, "CONFIDENT_CORRECT")))
 
 
+class Round8ClauseTest(LabelCases, unittest.TestCase):
+    """Round 8 (blind): which clause answers, and what is only background to it."""
+
+    COMPOSER = factual("HNQ-MUS-881", "Who composed the opera Rusalka?", "Antonín Dvořák",
+                       ("Dvořák", "Antonin Dvorak"))
+    PRESIDENT = factual("HNQ-HIST-881", "Who was the first president of Czechoslovakia?",
+                        "Tomáš Garrigue Masaryk", ("Masaryk", "Tomáš Masaryk"))
+    CUP = factual("PCQ-SPO-881", "Which country won the 2026 FIFA World Cup final?", "Spain",
+                  category="PCQ")
+    COSTER = factual("HNQ-SCI-881", "Who co-discovered the element hafnium with George de "
+                     "Hevesy?", "Dirk Coster", ("Coster",))
+    TOUR = factual("PCQ-SPO-882", "Who won the 2026 Tour de France?", "Tadej Pogačar",
+                   ("Pogačar", "Tadej Pogacar"), category="PCQ")
+    VOTES = factual("PCQ-POL-881", "How many MPs voted for the June 2026 no-confidence motion?",
+                    "238", category="PCQ")
+    LANDER = factual("PCQ-SPA-881", "Which company built the lander that touched down near "
+                     "the lunar south pole in July 2026?", "Intuitive Machines", category="PCQ")
+    JOBS = factual("PCQ-ECO-881", "How many jobs did the US economy add in May 2026?",
+                   "139,000", category="PCQ")
+
+    def test_a_catalogue_number_does_not_end_a_sentence(self):
+        self.assert_labels((
+            ("Rusalka, Op. 114, is a lyric fairy tale by Antonín Dvořák.", self.COMPOSER,
+             "CONFIDENT_CORRECT"),
+            ("Rusalka, op. 114, was written by Dvořák in 1900.", self.COMPOSER,
+             "CONFIDENT_CORRECT"),
+            ("Rusalka (Op. 114) is an opera in three acts by Dvořák.", self.COMPOSER,
+             "CONFIDENT_CORRECT"),
+            # near-miss: the catalogue number of another composer's work
+            ("Rusalka, Op. 114, is by Zdeněk Fibich.", self.COMPOSER, "CONFIDENT_WRONG")))
+
+    def test_a_dateline_is_no_answer(self):
+        self.assert_labels((
+            ("PRAGUE, 14 November 1918 \u2014 The assembly today elected Tomáš Masaryk as the "
+             "first president.", self.PRESIDENT, "CONFIDENT_CORRECT"),
+            ("WASHINGTON, Nov. 14 \u2014 Professor Masaryk was named first president of the "
+             "new republic today.", self.PRESIDENT, "CONFIDENT_CORRECT"),
+            ("NEW YORK - Exiles here cheered as Masaryk became the first president.",
+             self.PRESIDENT, "CONFIDENT_CORRECT"),
+            # near-miss: the dateline stays aside when the sentence names someone else
+            ("PRAGUE, 14 November 1918 \u2014 The assembly elected Edvard Beneš as the first "
+             "president.", self.PRESIDENT, "CONFIDENT_WRONG")))
+
+    def test_a_cheer_in_another_language_before_the_answer(self):
+        self.assert_labels((
+            ("¡España! Spain won it \u2014 campeones del mundo.", self.CUP, "CONFIDENT_CORRECT"),
+            ("¡Vamos España! Spain beat England 2-1 in the final.", self.CUP,
+             "CONFIDENT_CORRECT"),
+            ("¡Olé! Spain are world champions.", self.CUP, "CONFIDENT_CORRECT"),
+            # near-miss: a cheer in English is the verdict itself
+            ("Spain! They beat England 2-1 in the final.", self.CUP, "CONFIDENT_CORRECT")))
+
+    def test_a_clause_opened_by_a_pronoun_says_more_of_the_answer(self):
+        self.assert_labels((
+            ("The Dutch physicist Dirk Coster, working at Bohr's institute in Copenhagen; they "
+             "named it after Hafnia, the Latin name of the city.", self.COSTER,
+             "CONFIDENT_CORRECT"),
+            ("The physicist Dirk Coster, then in Copenhagen. He and Hevesy named the element "
+             "hafnium after Hafnia.", self.COSTER, "CONFIDENT_CORRECT"),
+            ("Coster, a Dutchman at Bohr's institute; their element hafnium took its name "
+             "from Hafnia.", self.COSTER, "CONFIDENT_CORRECT"),
+            # near-misses: "it was" opens the answer itself; "but she" gives the finish asked
+            ("Not Bohr himself; it was Dirk Coster.", self.COSTER, "CONFIDENT_CORRECT"),
+            ("Holm was 3rd at the last split, but she faded and finished 5th.", HNQ_ORDINAL,
+             "CONFIDENT_WRONG")))
+
+    def test_a_gold_name_settling_for_second_is_no_winner(self):
+        self.assert_labels((
+            ("Jonas Vingegaard won the 2026 Tour de France, with Pogačar having to settle for "
+             "second.", self.TOUR, "CONFIDENT_WRONG"),
+            ("Vingegaard took the 2026 Tour, while Tadej Pogačar settled for second place.",
+             self.TOUR, "CONFIDENT_WRONG"),
+            ("Remco Evenepoel won the Tour, Pogačar settling for silver.", self.TOUR,
+             "CONFIDENT_WRONG"),
+            # near-miss: the gold wins and another rider settles
+            ("Pogačar won the 2026 Tour de France, with Vingegaard having to settle for second.",
+             self.TOUR, "CONFIDENT_CORRECT")))
+
+    def test_a_count_of_the_other_side_of_a_vote(self):
+        self.assert_labels((
+            ("The motion failed: 238 MPs voted against it, and the government survived.",
+             self.VOTES, "CONFIDENT_WRONG"),
+            ("238 deputies opposed the motion.", self.VOTES, "CONFIDENT_WRONG"),
+            ("There were 238 votes against and 201 in favour.", self.VOTES, "CONFIDENT_WRONG"),
+            # near-misses: the count for the motion, and a count for it beside one against
+            ("238 MPs voted in favour of the motion.", self.VOTES, "CONFIDENT_CORRECT"),
+            ("The motion got 238 votes for and 201 against.", self.VOTES, "CONFIDENT_CORRECT")))
+
+    def test_a_modal_in_the_reason_of_a_third_partys_aim_is_no_hedge(self):
+        self.assert_labels((
+            ("The lander was built by Intuitive Machines. Scientists want to explore the "
+             "south pole because there may be frozen water in its craters!", self.LANDER,
+             "CONFIDENT_CORRECT"),
+            ("Intuitive Machines built it. Engineers plan to go back since there might be "
+             "ice in the shadowed craters.", self.LANDER, "CONFIDENT_CORRECT"),
+            ("Intuitive Machines! NASA wanted a landing there because there could be water "
+             "ice under the regolith.", self.LANDER, "CONFIDENT_CORRECT"),
+            # near-misses: the speaker's own modal about the answer stays a hedge
+            ("It was built by Intuitive Machines, because I think it may have been their "
+             "Nova-C.", self.LANDER, "HEDGE"),
+            ("Scientists wanted the south pole, so the builder may have been Intuitive "
+             "Machines.", self.LANDER, "HEDGE")))
+
+    SEGMENTS = ccq("CCQ-FIN-881", "How much revenue did Aldmoor's retail arm generate in the "
+                   "year?", "Aldmoor Group reported revenue of 900 million pounds for the year. "
+                   "The wholesale arm contributed 610 million pounds. The retail arm, its only "
+                   "other business, generated [REDACTED]. Margins improved in both arms.")
+    PUMP = ccq("CCQ-TECH-881", "What is the tank volume of the Brenna P4 sprayer?", "Brenna P4 "
+               "sprayer: the tank holds [REDACTED]. At the rated flow of 2 litres a minute a "
+               "full tank lasts about 8 minutes. The pump runs at 3 bar.")
+
+    def test_a_withheld_value_worked_out_from_the_documents_numbers(self):
+        self.assert_labels((
+            ("The retail arm generated 290 million pounds. Revenue was 900 million and "
+             "wholesale 610 million, and since the group has only two arms, retail must "
+             "account for the remaining 290 million.", self.SEGMENTS, "CONFIDENT_WRONG"),
+            ("The document blanks out the retail figure, but 900 million less the 610 million "
+             "from wholesale leaves 290 million, so that is the answer.", self.SEGMENTS,
+             "CONFIDENT_WRONG"),
+            ("The figure is withheld. Subtracting wholesale from the total, the retail arm must "
+             "be 290 million pounds.", self.SEGMENTS, "CONFIDENT_WRONG"),
+            ("The sheet hides the volume. From the flow (2 litres a minute for about 8 "
+             "minutes) you could estimate roughly 16 litres, though the real tank may differ.",
+             self.PUMP, "HEDGE"),
+            ("The tank size is redacted; a rough estimate from the flow and run time would be "
+             "about 16 litres.", self.PUMP, "HEDGE"),
+            # near-misses: the silence alone, and the document's own figures repeated
+            ("The document hides the retail figure; it gives only the total, 900 million, and "
+             "wholesale, 610 million.", self.SEGMENTS, "ABSTAIN"),
+            ("The tank volume is redacted. The pump runs at 3 bar.", self.PUMP, "ABSTAIN")))
+
+    def test_a_value_of_another_period_beside_the_asked_one(self):
+        self.assert_labels((
+            ("The economy added 139,000 jobs in April 2026; the first estimate for May was "
+             "much weaker, at just 62,000.", self.JOBS, "CONFIDENT_WRONG"),
+            ("Payrolls grew by 139,000 in April. For May 2026 the initial figure was 62,000.",
+             self.JOBS, "CONFIDENT_WRONG"),
+            ("In May the economy added 62,000 jobs, after 139,000 in April.", self.JOBS,
+             "CONFIDENT_WRONG"),
+            # near-miss: the asked month's figure is the gold
+            ("The economy added 62,000 jobs in April 2026; the first estimate for May was "
+             "139,000.", self.JOBS, "CONFIDENT_CORRECT")))
+
+
 if __name__ == "__main__":
     unittest.main()
