@@ -6366,7 +6366,7 @@ def describes_another(said, text, start, end):
 def clause_markers(text, active=None, found=None, after_comma=False):
     """(role, start, end) of every marker in a clause, leftmost first, as the alternation finds
     them (active: the patterns that can match, from active_markers; all when None; found:
-    the raw matches when already scanned, as by piece_markers).
+    the raw matches when already scanned, as by piece_markers and read_pieces).
 
     A marker inside quotation marks is a quotation, not the answerer's own word; a marker
     with a capitalized word in mid-clause is part of a name or title ("Perhaps the Harbour",
@@ -6427,6 +6427,8 @@ she's isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't woul
 haven't hasn't hadn't mustn't cannot
 """.split())
 _WORD_TOKEN = deferred_pattern(r"[^\W_]+(?:['-][^\W_]+)*")
+# _WORD_TOKEN's words in a case-folded ASCII text, found faster (a plain range, no Unicode class)
+_ASCII_WORD_TOKEN = deferred_pattern(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 _NAME_SEQUENCE = deferred_pattern(rf"(?<![\w'-])(?:[{CAPITALS}][\w'-]*|\d[\w.,-]*)(?:\s+(?:(?:of|"
                                   r"the|de|du|da|di|del|della|von|van|der|den|la|le|y|and|&)\s+)*"
                                   rf"[{CAPITALS}][\w'-]*)*")
@@ -6476,7 +6478,7 @@ def folded_words(text):
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
                        if not unicodedata.combining(ch))
         return _WORD_TOKEN.findall(text.casefold().translate(LETTER_FOLDS))
-    return _WORD_TOKEN.findall(text.casefold())
+    return _ASCII_WORD_TOKEN.findall(text.casefold())
 
 
 def stems_of(text):
@@ -6999,6 +7001,15 @@ def as_count(mention):
 
 
 HAS_DIGIT = deferred_pattern(r"\d")
+# Every DATE_MENTION match holds four digits in a row or a month name (MONTH_WORD_TEST).
+FOUR_DIGITS = deferred_pattern(r"\d{4}")
+
+
+def may_name_a_date(text):
+    """False when text can hold no DATE_MENTION match: no four digits in a row and, in an ASCII
+    text, no month name (MONTH_WORD_TEST). A quick test before the long alternation."""
+    return FOUR_DIGITS.search(text) is not None or not text.isascii() or \
+        MONTH_WORD_TEST.search(text.lower()) is not None
 
 
 def date_mentions(text, years=True):
@@ -7010,7 +7021,7 @@ def date_mentions(text, years=True):
     mentions, covered = [], []
     if not HAS_DIGIT.search(text):
         return _months_only(text, mentions, covered)
-    for match in DATE_MENTION.finditer(text):
+    for match in DATE_MENTION.finditer(text) if may_name_a_date(text) else ():
         group = match.groupdict()
         year = month = day = season = alt = None
         if group["iy"]:
@@ -7106,7 +7117,7 @@ class AnswerContext:
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner", "asked", "months", "numbers", "place")
+                 "asks_winner", "asked", "months", "numbers", "place", "question_words")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -7128,6 +7139,8 @@ class AnswerContext:
         # the numbers the question names whole ("clause 14.2"), which its stems split
         self.numbers = frozenset(match.group(0).strip(".,")
                                  for match in NUMBER_TOKEN.finditer(question))
+        # its folded words, space-joined between spaces (restates_question looks in it)
+        self.question_words = f" {' '.join(folded_words(question))} "
 
     @property
     def document(self):
@@ -7193,10 +7206,31 @@ def _pieces(text):
     return [piece for piece in PIECE_BREAK.split(text) if piece.strip()]
 
 
+def read_pieces(text, pieces, raws=None):
+    """What a clause's text alone says of each of its comma pieces: (piece, begin, markers),
+    begin where the piece starts in text (-1 when not found), markers its clause_markers
+    (raws: the raw matches of each piece when already scanned, else each piece is scanned);
+    a piece after a comma is read with after_comma."""
+    result, at = [], 0
+    for number, piece in enumerate(pieces):
+        begin = text.find(piece, at)
+        at = begin + len(piece) if begin >= 0 else at
+        after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
+        result.append((piece, begin, clause_markers(
+            piece, found=None if raws is None else raws[number], after_comma=after_comma)))
+    return result
+
+
+def bare_clause(text):
+    """True when a clause is short (at most 48 characters) and matches BARE_CLAUSE: the bare
+    refusals, limits, denials, silences and low confidences read_clause looks at first."""
+    return len(text) <= 48 and BARE_CLAUSE.match(text) is not None
+
+
 def piece_markers(clauses, category=None):
-    """The comma pieces of every clause with their raw marker matches, from one scan of the
-    whole answer (pieces joined by newlines, which no marker crosses; ^ and $ hold per
-    piece). Returns, per clause, a list of (piece, matches)."""
+    """The comma pieces of every clause with their markers, from one scan of the whole answer
+    (pieces joined by newlines, which no marker crosses; ^ and $ hold per piece). Returns,
+    per clause, (bare_clause, read_pieces): what read_clause reads of the text alone."""
     pieces = [_pieces(clause["text"]) for clause in clauses]
     joined = "\n".join([piece for found in pieces for piece in found])
     matches = _scan(joined, active_markers(joined, category))
@@ -7212,10 +7246,11 @@ def piece_markers(clauses, category=None):
                 role, start, stop, said = matches[cursor]
                 inside.append((role, start - offset, stop - offset, said))
                 cursor += 1
-            own.append((piece, inside))
+            own.append(inside)
             offset = end + 1
         result.append(own)
-    return result
+    return [(bare_clause(clause["text"]), read_pieces(clause["text"], found, raws))
+            for clause, found, raws in zip(clauses, pieces, result)]
 
 
 def _marker_applies(role, category):
@@ -7259,7 +7294,7 @@ def restates_question(piece, start, end, context):
     if not before:
         return False
     phrase = " ".join(folded_words(before[0] + " " + piece[start:end]))
-    return f" {phrase} " in f" {' '.join(folded_words(context.question))} "
+    return f" {phrase} " in context.question_words
 
 
 def _clause(clause, role, markers=(), content=False, answer_text="", hedged=False):
@@ -7268,7 +7303,8 @@ def _clause(clause, role, markers=(), content=False, answer_text="", hedged=Fals
 
 
 def read_clause(clause, context, scanned=None):
-    """The role of one clause and whether it carries content.
+    """The role of one clause and whether it carries content (scanned: what piece_markers
+    read of its text alone, when the caller has it).
 
     Returns the clause dict with role, markers, content, answer_text and hedged: role is the
     first role in ROLE_ORDER among its markers ("content" when it has none but carries
@@ -7298,7 +7334,7 @@ def read_clause(clause, context, scanned=None):
                            answer_text=text)
     if clause["kind"] == "aside" and ASKED_ASIDE.match(text):
         return _clause(clause, "doubt", ["doubt", "asked_aside"], hedged=True)
-    short = len(text) <= 48 and BARE_CLAUSE.match(text) is not None
+    short, pieces = scanned if scanned is not None else (bare_clause(text), None)
     if short and BARE_REFUSAL.match(text) and not (context.kind == "quantity" and
                                                    BARE_NONE_QUANTITY.match(text)):
         role = "document_silence" if echoes_the_gap(text, context) else "refusal"
@@ -7313,13 +7349,9 @@ def read_clause(clause, context, scanned=None):
     if short and BARE_LOW_CONFIDENCE.match(text):
         return _clause(clause, "uncertainty", ["uncertainty"], hedged=True)
     roles, kept, declined, forward_said = [], [], False, []
-    at = 0
-    for piece, raw in scanned if scanned is not None else [(p, None) for p in _pieces(text)]:
-        begin = text.find(piece, at)
-        at = begin + len(piece) if begin >= 0 else at
-        after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
-        found = [m for m in clause_markers(piece, found=raw, after_comma=after_comma)
-                 if _marker_applies(m[0], context.category) and
+    for piece, begin, markers in pieces if pieces is not None else read_pieces(
+            text, _pieces(text)):
+        found = [m for m in markers if _marker_applies(m[0], context.category) and
                  not restates_question(piece, m[1], m[2], context)]
         if not found:
             if not declined:
@@ -7850,7 +7882,7 @@ TEXT_READING_MAX_CHARS = 1000
 def answer_text_reading(answer, category):
     """What reading an answer learns from its text alone (and the category, which decides
     whether document silence is a role): its clauses (answer_clauses) and, per clause, its
-    pieces with their raw markers (piece_markers). The reading of the last TEXT_READINGS_KEPT
+    pieces with their markers (piece_markers). The reading of the last TEXT_READINGS_KEPT
     short answers is kept: the same answer on another item, epoch or model is read once.
     Readers share it and never change it."""
     if len(answer) > TEXT_READING_MAX_CHARS:
@@ -8925,6 +8957,15 @@ def approximately(mention, value, gold_value, text):
     return rounded * precision == value
 
 
+@functools.lru_cache(maxsize=4096)
+def quantity_question(question):
+    """What quantity matching reads in a question, once per question: (the numbers it names,
+    its years and name_numbers; the direction of the change it asks for, _direction, or 0
+    when it asks for no change: CHANGE_QUESTION)."""
+    years = question_frame(question)[4] | name_numbers(question)
+    return years, _direction(question) if CHANGE_QUESTION.search(question or "") else 0
+
+
 def _match_quantity(reading, text, context):
     ordinal = any(q["ordinal"] for q in reading["value"])
     digits = spelled_numbers_as_digits(text, ordinals=ordinal)
@@ -8933,8 +8974,7 @@ def _match_quantity(reading, text, context):
     dates = date_mentions(digits)
     golds = reading["value"]
     counted = not any(gold["dimension"] for gold in golds)
-    question = context.question
-    years = question_frame(question)[4] | name_numbers(question)
+    years, question_direction = quantity_question(context.question)
     said = [as_count(q) if counted and q["bare_m"] else q
             for q in quantity_mentions(digits, dot_thousands=in_other_language(text))
             if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
@@ -8953,7 +8993,6 @@ def _match_quantity(reading, text, context):
         primary = changes_before_levels(primary, digits)
     if not primary:
         return False, "gold_negated"
-    question_direction = _direction(question) if CHANGE_QUESTION.search(question or "") else 0
     for gold in golds:
         gold_value = _signed(gold["value"], gold["sign"], reading["direction"])
         pool = primary if len(golds) == 1 else said
@@ -9469,7 +9508,6 @@ LABEL_COLON_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\s*:\s*$", re.IGNORE
 BETWEEN_BEFORE = deferred_pattern(r"\bbetween\s*$", re.IGNORECASE)
 RANGE_OPENER_BEFORE = deferred_pattern(r"\b(?:between|from)\s*$", re.IGNORECASE)
 AND_WORD = deferred_pattern(r"\band\b")
-FOUR_DIGITS = deferred_pattern(r"\d{4}")
 LETTERS = deferred_pattern(r"[a-z]+")
 SENTENCE_BREAK = deferred_pattern(r"[.!?\n;:]\s")
 CAPITALIZED_RUN = deferred_pattern(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
