@@ -5150,7 +5150,11 @@ OTHER_LANGUAGE_WORD = deferred_pattern(r"(?<![\w'-])(?:" + "|".join(sorted(
 
 
 def in_other_language(text):
-    """True when text holds a function word of OTHER_LANGUAGES (it is not English)."""
+    """True when text holds a function word of OTHER_LANGUAGES (it is not English). In an
+    ASCII text an OTHER_LANGUAGE_WORD match is a whole run of [\\w'-] (NAME_WORD) that,
+    lower-cased, is one of OTHER_LANGUAGE_WORDS: the runs are looked up instead."""
+    if text.isascii():
+        return not OTHER_LANGUAGE_WORDS.isdisjoint(NAME_WORD.findall(text.lower()))
     return OTHER_LANGUAGE_WORD.search(text) is not None
 
 
@@ -7206,18 +7210,31 @@ def _pieces(text):
     return [piece for piece in PIECE_BREAK.split(text) if piece.strip()]
 
 
+def marker_phrase(piece, start, end):
+    """The marker at start:end of a piece with the word before it, as folded words joined by
+    spaces (what restates_question looks for in the question); None when no word is before
+    it."""
+    before = NAME_WORD.findall(piece[:start])[-1:]
+    if not before:
+        return None
+    return " ".join(folded_words(before[0] + " " + piece[start:end]))
+
+
 def read_pieces(text, pieces, raws=None):
     """What a clause's text alone says of each of its comma pieces: (piece, begin, markers),
     begin where the piece starts in text (-1 when not found), markers its clause_markers
-    (raws: the raw matches of each piece when already scanned, else each piece is scanned);
-    a piece after a comma is read with after_comma."""
+    (raws: the raw matches of each piece when already scanned, else each piece is scanned),
+    each with its marker_phrase: (role, start, end, phrase); a piece after a comma is read
+    with after_comma."""
     result, at = [], 0
     for number, piece in enumerate(pieces):
         begin = text.find(piece, at)
         at = begin + len(piece) if begin >= 0 else at
         after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
-        result.append((piece, begin, clause_markers(
-            piece, found=None if raws is None else raws[number], after_comma=after_comma)))
+        markers = clause_markers(piece, found=None if raws is None else raws[number],
+                                 after_comma=after_comma)
+        result.append((piece, begin, [(role, start, end, marker_phrase(piece, start, end))
+                                      for role, start, end in markers]))
     return result
 
 
@@ -7287,14 +7304,16 @@ def echoes_the_gap(text, context):
 
 def restates_question(piece, start, end, context):
     """True when a marker in a piece is the question's own wording: the marker with the word
-    before it is a phrase of the question ("in detecting missing information" when the
-    question asks about detecting missing information): a content noun phrase, not a
-    limit or the document's silence."""
-    before = NAME_WORD.findall(piece[:start])[-1:]
-    if not before:
-        return False
-    phrase = " ".join(folded_words(before[0] + " " + piece[start:end]))
-    return f" {phrase} " in context.question_words
+    before it (marker_phrase) is a phrase of the question ("in detecting missing information"
+    when the question asks about detecting missing information): a content noun phrase, not
+    a limit or the document's silence."""
+    return is_question_phrase(marker_phrase(piece, start, end), context)
+
+
+def is_question_phrase(phrase, context):
+    """True when a marker_phrase (None when no word is before the marker) is a phrase of the
+    question: restates_question, for a phrase the text reading has already made."""
+    return phrase is not None and f" {phrase} " in context.question_words
 
 
 def _clause(clause, role, markers=(), content=False, answer_text="", hedged=False):
@@ -7352,13 +7371,13 @@ def read_clause(clause, context, scanned=None):
     for piece, begin, markers in pieces if pieces is not None else read_pieces(
             text, _pieces(text)):
         found = [m for m in markers if _marker_applies(m[0], context.category) and
-                 not restates_question(piece, m[1], m[2], context)]
+                 not is_question_phrase(m[3], context)]
         if not found:
             if not declined:
                 kept.append(piece)
             continue
         cursor, remainder, declined, piece_roles = 0, [], False, []
-        for number, (role, start, end) in enumerate(found):
+        for number, (role, start, end, _) in enumerate(found):
             if start < cursor:
                 continue
             remainder.append(piece[cursor:start])
@@ -7728,8 +7747,10 @@ def limit_names_another_detail(clause, context):
     ("who won") or on the answer ("that", "it", also as the phrase's last word: "the place to
     confirm that"; a choice among the candidates, a back reference: "which one the paper
     used") names no other detail."""
+    if clause["content"] or "back_reference" in clause["markers"]:
+        return False
     found = LIMIT_OBJECT.search(clause["text"])
-    if found is None or clause["content"] or "back_reference" in clause["markers"]:
+    if found is None:
         return False
     words = folded_words(found.group(1))
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
