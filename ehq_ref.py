@@ -6800,7 +6800,9 @@ MONTH_NUMBERS = {
 }
 SEASON_MONTHS = {"spring": "spring", "summer": "summer", "autumn": "autumn", "fall": "autumn",
                  "winter": "winter"}
-_MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
+# The month names as one trie-shaped alternation (trie_pattern): the engine tests one branch per
+# letter, and the longest name wins where several match, as in a longest-first alternation.
+_MONTH = trie_pattern(MONTH_NUMBERS)
 # A day number with its month after the stop (segmentation: "am 7. Juni" is one date).
 DAY_BEFORE_MONTH = deferred_pattern(rf"\s*(?:{_MONTH})\b", re.IGNORECASE)
 _ORD_SUFFIX = r"(?:st|nd|rd|th)?"
@@ -6821,8 +6823,7 @@ YEAR_MENTION = deferred_pattern(
     r"people|visitors|km|m\b|kg|feet|ft|miles|metres|meters|dollars|"
     r"euros|pounds|yen))", re.IGNORECASE)
 # An ASCII text without a month name (lower-cased, as a word) has no MONTH_ONLY match.
-MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + trie_pattern(MONTH_NUMBERS) +
-                                   r")(?![a-z0-9_])")
+MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + _MONTH + r")(?![a-z0-9_])")
 # round 6: a hyphen joins the part of the month to it too ("mid-October").
 MONTH_ONLY = deferred_pattern(rf"\b(?:(?:in|during|by|since|until|of|early|mid|late|last|next|"
                               rf"this)\s+|(?:early|mid|late)-)(?P<mo>{_MONTH})\b(?!\s+\d)",
