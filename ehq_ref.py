@@ -9253,6 +9253,8 @@ CONFIDENCE_TRANSLATIONS = tuple((deferred_pattern(pattern, re.IGNORECASE), engli
                                 for pattern, english in _TRANSLATIONS)
 CONFIDENCE_TRANSLATION_TEST = deferred_pattern(
     "|".join(f"(?:{pattern})" for pattern, _ in _TRANSLATIONS), re.IGNORECASE)
+# every wording of _TRANSLATIONS holds a letter, as every OTHER_NUMBER_START match does
+LETTER = deferred_pattern(r"[^\W\d_]")
 # Number words of other languages, 0 to 100 ("achtzig", "soixante-quinze", "setenta y cinco",
 # "settantotto", "fünfundsiebzig"): a word is read as the sum of the parts it is made of,
 # joined or glued (other_number_value). Parts marked * count only inside a compound: alone
@@ -9323,7 +9325,7 @@ def other_number_words(reply):
     """(start, end) of every number word of another language in a reply (other_number_value):
     a word, or two joined by "y", "e", "et" or "und" when they read as one number."""
     spans = []
-    if not OTHER_NUMBER_START.search(reply):
+    if not LETTER.search(reply) or not OTHER_NUMBER_START.search(reply):
         return spans
     for match in OTHER_NUMBER_WORD.finditer(reply):
         word = match.group(0)
@@ -9552,7 +9554,7 @@ def confidence_text(text):
         reply = ISH_SUFFIX.sub("", reply)
     if "dr" in reply or "DR" in reply:
         reply = SUMMARY_LABEL.sub("Confidence:", reply)
-    if CONFIDENCE_TRANSLATION_TEST.search(reply):
+    if LETTER.search(reply) and CONFIDENCE_TRANSLATION_TEST.search(reply):
         for pattern, english in CONFIDENCE_TRANSLATIONS:
             reply = pattern.sub(english, reply)
     return reply.replace('"', " ").replace("\u2013", "-").strip()

@@ -1191,6 +1191,10 @@ class TextReadingTest(unittest.TestCase):
                          [True, False])
         self.assertEqual([ehq_ref.may_name_a_date(t) for t in ("7 June", "It was 95", "3/4")],
                          [True, False, False])
+        self.assertEqual([ehq_ref.confidence_text(t) for t in ("8 sur 10", "85 %")],
+                         ["8 out of 10", "85 %"])
+        self.assertEqual([ehq_ref.other_number_words(t) for t in ("achtzig", "80")],
+                         [[(0, 7)], []])
 
 
 class ProbeTest(unittest.TestCase):
