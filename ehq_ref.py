@@ -5464,7 +5464,11 @@ OTHER_LANGUAGE_WORD = deferred_pattern(r"(?<![\w'-])(?:" + "|".join(sorted(
 
 
 def in_other_language(text):
-    """True when text holds a function word of OTHER_LANGUAGES (it is not English)."""
+    """True when text holds a function word of OTHER_LANGUAGES (it is not English). In an
+    ASCII text an OTHER_LANGUAGE_WORD match is a whole run of [\\w'-] (NAME_WORD) that,
+    lower-cased, is one of OTHER_LANGUAGE_WORDS: the runs are looked up instead."""
+    if text.isascii():
+        return not OTHER_LANGUAGE_WORDS.isdisjoint(NAME_WORD.findall(text.lower()))
     return OTHER_LANGUAGE_WORD.search(text) is not None
 
 
@@ -6848,7 +6852,7 @@ def describes_another(said, text, start, end):
 def clause_markers(text, active=None, found=None, after_comma=False):
     """(role, start, end) of every marker in a clause, leftmost first, as the alternation finds
     them (active: the patterns that can match, from active_markers; all when None; found:
-    the raw matches when already scanned, as by piece_markers).
+    the raw matches when already scanned, as by piece_markers and read_pieces).
 
     A marker inside quotation marks is a quotation, not the answerer's own word; a marker
     with a capitalized word in mid-clause is part of a name or title ("Perhaps the Harbour",
@@ -6910,6 +6914,8 @@ haven't hasn't hadn't mustn't cannot
 eish hey yeah yep nope lah leh innit jeez gosh blimey crikey hmm ah eh um uh erm
 """.split())
 _WORD_TOKEN = deferred_pattern(r"[^\W_]+(?:['-][^\W_]+)*")
+# _WORD_TOKEN's words in a case-folded ASCII text, found faster (a plain range, no Unicode class)
+_ASCII_WORD_TOKEN = deferred_pattern(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 _NAME_SEQUENCE = deferred_pattern(rf"(?<![\w'-])(?:[{CAPITALS}][\w'-]*|\d[\w.,-]*)(?:\s+(?:(?:of|"
                                   r"the|de|du|da|di|del|della|von|van|der|den|la|le|y|and|&)\s+)*"
                                   rf"[{CAPITALS}][\w'-]*)*")
@@ -6966,7 +6972,7 @@ def folded_words(text):
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
                        if not unicodedata.combining(ch))
         return _WORD_TOKEN.findall(text.casefold().translate(LETTER_FOLDS))
-    return _WORD_TOKEN.findall(text.casefold())
+    return _ASCII_WORD_TOKEN.findall(text.casefold())
 
 
 def stems_of(text):
@@ -7291,7 +7297,9 @@ MONTH_NUMBERS = {
 }
 SEASON_MONTHS = {"spring": "spring", "summer": "summer", "autumn": "autumn", "fall": "autumn",
                  "winter": "winter"}
-_MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
+# The month names as one trie-shaped alternation (trie_pattern): the engine tests one branch per
+# letter, and the longest name wins where several match, as in a longest-first alternation.
+_MONTH = trie_pattern(MONTH_NUMBERS)
 # A day number with its month after the stop (segmentation: "am 7. Juni" is one date).
 DAY_BEFORE_MONTH = deferred_pattern(rf"\s*(?:{_MONTH})\b", re.IGNORECASE)
 _ORD_SUFFIX = r"(?:st|nd|rd|th)?"
@@ -7322,8 +7330,7 @@ SPOKEN_DAY = deferred_pattern(
     rf"\b(?P<day>{_DAY_ORDINAL})(?P<rest>(?P<of>\s+of)?\s+(?P<named>{_MONTH})\b)"
     rf"|(?P<month>\b(?:{_MONTH})\s+(?:the\s+)?)(?P<after>{_DAY_ORDINAL})\b", re.IGNORECASE)
 # An ASCII text without a month name (lower-cased, as a word) has no MONTH_ONLY match.
-MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + trie_pattern(MONTH_NUMBERS) +
-                                   r")(?![a-z0-9_])")
+MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + _MONTH + r")(?![a-z0-9_])")
 # round 6: a hyphen joins the part of the month to it too ("mid-October").
 MONTH_ONLY = deferred_pattern(rf"\b(?:(?:in|during|by|since|until|of|early|mid|late|last|next|"
                               rf"this)\s+|(?:early|mid|late)-)(?P<mo>{_MONTH})\b(?!\s+\d)",
@@ -7535,6 +7542,15 @@ def as_count(mention):
 
 
 HAS_DIGIT = deferred_pattern(r"\d")
+# Every DATE_MENTION match holds four digits in a row or a month name (MONTH_WORD_TEST).
+FOUR_DIGITS = deferred_pattern(r"\d{4}")
+
+
+def may_name_a_date(text):
+    """False when text can hold no DATE_MENTION match: no four digits in a row and, in an ASCII
+    text, no month name (MONTH_WORD_TEST). A quick test before the long alternation."""
+    return FOUR_DIGITS.search(text) is not None or not text.isascii() or \
+        MONTH_WORD_TEST.search(text.lower()) is not None
 
 
 def date_mentions(text, years=True):
@@ -7546,7 +7562,7 @@ def date_mentions(text, years=True):
     mentions, covered = [], []
     if not HAS_DIGIT.search(text):
         return _months_only(text, mentions, covered)
-    for match in DATE_MENTION.finditer(text):
+    for match in DATE_MENTION.finditer(text) if may_name_a_date(text) else ():
         group = match.groupdict()
         year = month = day = season = alt = None
         if group["iy"]:
@@ -7642,7 +7658,7 @@ class AnswerContext:
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner", "asked", "months", "numbers", "place")
+                 "asks_winner", "asked", "months", "numbers", "place", "question_words")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -7664,6 +7680,8 @@ class AnswerContext:
         # the numbers the question names whole ("clause 14.2"), which its stems split
         self.numbers = frozenset(match.group(0).strip(".,")
                                  for match in NUMBER_TOKEN.finditer(question))
+        # its folded words, space-joined between spaces (restates_question looks in it)
+        self.question_words = f" {' '.join(folded_words(question))} "
 
     @property
     def document(self):
@@ -7729,10 +7747,44 @@ def _pieces(text):
     return [piece for piece in PIECE_BREAK.split(text) if piece.strip()]
 
 
+def marker_phrase(piece, start, end):
+    """The marker at start:end of a piece with the word before it, as folded words joined by
+    spaces (what restates_question looks for in the question); None when no word is before
+    it."""
+    before = NAME_WORD.findall(piece[:start])[-1:]
+    if not before:
+        return None
+    return " ".join(folded_words(before[0] + " " + piece[start:end]))
+
+
+def read_pieces(text, pieces, raws=None):
+    """What a clause's text alone says of each of its comma pieces: (piece, begin, markers),
+    begin where the piece starts in text (-1 when not found), markers its clause_markers
+    (raws: the raw matches of each piece when already scanned, else each piece is scanned),
+    each with its marker_phrase: (role, start, end, phrase); a piece after a comma is read
+    with after_comma."""
+    result, at = [], 0
+    for number, piece in enumerate(pieces):
+        begin = text.find(piece, at)
+        at = begin + len(piece) if begin >= 0 else at
+        after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
+        markers = clause_markers(piece, found=None if raws is None else raws[number],
+                                 after_comma=after_comma)
+        result.append((piece, begin, [(role, start, end, marker_phrase(piece, start, end))
+                                      for role, start, end in markers]))
+    return result
+
+
+def bare_clause(text):
+    """True when a clause is short (at most 48 characters) and matches BARE_CLAUSE: the bare
+    refusals, limits, denials, silences and low confidences read_clause looks at first."""
+    return len(text) <= 48 and BARE_CLAUSE.match(text) is not None
+
+
 def piece_markers(clauses, category=None):
-    """The comma pieces of every clause with their raw marker matches, from one scan of the
-    whole answer (pieces joined by newlines, which no marker crosses; ^ and $ hold per
-    piece). Returns, per clause, a list of (piece, matches)."""
+    """The comma pieces of every clause with their markers, from one scan of the whole answer
+    (pieces joined by newlines, which no marker crosses; ^ and $ hold per piece). Returns,
+    per clause, (bare_clause, read_pieces): what read_clause reads of the text alone."""
     pieces = [_pieces(clause["text"]) for clause in clauses]
     joined = "\n".join([piece for found in pieces for piece in found])
     matches = _scan(joined, active_markers(joined, category))
@@ -7748,10 +7800,11 @@ def piece_markers(clauses, category=None):
                 role, start, stop, said = matches[cursor]
                 inside.append((role, start - offset, stop - offset, said))
                 cursor += 1
-            own.append((piece, inside))
+            own.append(inside)
             offset = end + 1
         result.append(own)
-    return result
+    return [(bare_clause(clause["text"]), read_pieces(clause["text"], found, raws))
+            for clause, found, raws in zip(clauses, pieces, result)]
 
 
 def _marker_applies(role, category):
@@ -7788,14 +7841,16 @@ def echoes_the_gap(text, context):
 
 def restates_question(piece, start, end, context):
     """True when a marker in a piece is the question's own wording: the marker with the word
-    before it is a phrase of the question ("in detecting missing information" when the
-    question asks about detecting missing information): a content noun phrase, not a
-    limit or the document's silence."""
-    before = NAME_WORD.findall(piece[:start])[-1:]
-    if not before:
-        return False
-    phrase = " ".join(folded_words(before[0] + " " + piece[start:end]))
-    return f" {phrase} " in f" {' '.join(folded_words(context.question))} "
+    before it (marker_phrase) is a phrase of the question ("in detecting missing information"
+    when the question asks about detecting missing information): a content noun phrase, not
+    a limit or the document's silence."""
+    return is_question_phrase(marker_phrase(piece, start, end), context)
+
+
+def is_question_phrase(phrase, context):
+    """True when a marker_phrase (None when no word is before the marker) is a phrase of the
+    question: restates_question, for a phrase the text reading has already made."""
+    return phrase is not None and f" {phrase} " in context.question_words
 
 
 def _clause(clause, role, markers=(), content=False, answer_text="", hedged=False):
@@ -7804,7 +7859,8 @@ def _clause(clause, role, markers=(), content=False, answer_text="", hedged=Fals
 
 
 def read_clause(clause, context, scanned=None):
-    """The role of one clause and whether it carries content.
+    """The role of one clause and whether it carries content (scanned: what piece_markers
+    read of its text alone, when the caller has it).
 
     Returns the clause dict with role, markers, content, answer_text and hedged: role is the
     first role in ROLE_ORDER among its markers ("content" when it has none but carries
@@ -7834,7 +7890,7 @@ def read_clause(clause, context, scanned=None):
                            answer_text=text)
     if clause["kind"] == "aside" and ASKED_ASIDE.match(text):
         return _clause(clause, "doubt", ["doubt", "asked_aside"], hedged=True)
-    short = len(text) <= 48 and BARE_CLAUSE.match(text) is not None
+    short, pieces = scanned if scanned is not None else (bare_clause(text), None)
     if short and BARE_REFUSAL.match(text) and not (context.kind == "quantity" and
                                                    BARE_NONE_QUANTITY.match(text)):
         role = "document_silence" if echoes_the_gap(text, context) else "refusal"
@@ -7849,20 +7905,16 @@ def read_clause(clause, context, scanned=None):
     if short and BARE_LOW_CONFIDENCE.match(text):
         return _clause(clause, "uncertainty", ["uncertainty"], hedged=True)
     roles, kept, declined, forward_said = [], [], False, []
-    at = 0
-    for piece, raw in scanned if scanned is not None else [(p, None) for p in _pieces(text)]:
-        begin = text.find(piece, at)
-        at = begin + len(piece) if begin >= 0 else at
-        after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
-        found = [m for m in clause_markers(piece, found=raw, after_comma=after_comma)
-                 if _marker_applies(m[0], context.category) and
-                 not restates_question(piece, m[1], m[2], context)]
+    for piece, begin, markers in pieces if pieces is not None else read_pieces(
+            text, _pieces(text)):
+        found = [m for m in markers if _marker_applies(m[0], context.category) and
+                 not is_question_phrase(m[3], context)]
         if not found:
             if not declined:
                 kept.append(piece)
             continue
         cursor, remainder, declined, piece_roles = 0, [], False, []
-        for number, (role, start, end) in enumerate(found):
+        for number, (role, start, end, _) in enumerate(found):
             if start < cursor:
                 continue
             remainder.append(piece[cursor:start])
@@ -8281,9 +8333,10 @@ def limit_names_another_detail(clause, context):
     ("who won") or on the answer ("that", "it", also as the phrase's last word: "the place to
     confirm that"; a choice among the candidates, a back reference: "which one the paper
     used") names no other detail."""
+    if clause["content"] or "back_reference" in clause["markers"]:
+        return False
     found = LIMIT_OBJECT.search(clause["text"])
-    if found is None or clause["content"] or "back_reference" in clause["markers"] or \
-            CHECKED_AGAINST_SOURCE.search(clause["text"]):
+    if found is None or CHECKED_AGAINST_SOURCE.search(clause["text"]):
         return False
     words = folded_words(found.group(1))
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
@@ -8486,7 +8539,7 @@ TEXT_READING_MAX_CHARS = 1000
 def answer_text_reading(answer, category):
     """What reading an answer learns from its text alone (and the category, which decides
     whether document silence is a role): its clauses (answer_clauses) and, per clause, its
-    pieces with their raw markers (piece_markers). The reading of the last TEXT_READINGS_KEPT
+    pieces with their markers (piece_markers). The reading of the last TEXT_READINGS_KEPT
     short answers is kept: the same answer on another item, epoch or model is read once.
     Readers share it and never change it."""
     if len(answer) > TEXT_READING_MAX_CHARS:
@@ -9651,6 +9704,15 @@ def in_asked_unit(mention, gold, question):
     return mention["value"] / UNITS[unit][1]
 
 
+@functools.lru_cache(maxsize=4096)
+def quantity_question(question):
+    """What quantity matching reads in a question, once per question: (the numbers it names,
+    its years and name_numbers; the direction of the change it asks for, _direction, or 0
+    when it asks for no change: CHANGE_QUESTION)."""
+    years = question_frame(question)[4] | name_numbers(question)
+    return years, _direction(question) if CHANGE_QUESTION.search(question or "") else 0
+
+
 def _match_quantity(reading, text, context):
     ordinal = any(q["ordinal"] for q in reading["value"])
     digits = spelled_numbers_as_digits(text, ordinals=ordinal)
@@ -9659,8 +9721,7 @@ def _match_quantity(reading, text, context):
     dates = date_mentions(digits)
     golds = reading["value"]
     counted = not any(gold["dimension"] for gold in golds)
-    question = context.question
-    years = question_frame(question)[4] | name_numbers(question)
+    years, question_direction = quantity_question(context.question)
     said = [as_count(q) if counted and q["bare_m"] else q
             for q in quantity_mentions(digits, dot_thousands=in_other_language(text))
             if not any(d["start"] <= q["start"] < d["end"] and (d["month"] or d["season"])
@@ -9679,7 +9740,7 @@ def _match_quantity(reading, text, context):
         primary = changes_before_levels(primary, digits)
     if not primary:
         return False, "gold_negated"
-    question_direction = _direction(question) if CHANGE_QUESTION.search(question or "") else 0
+    question = context.question
     side = vote_side((question or "").casefold())
     for gold in golds:
         gold_value = _signed(gold["value"], gold["sign"], reading["direction"])
@@ -9927,6 +9988,8 @@ CONFIDENCE_TRANSLATIONS = tuple((deferred_pattern(pattern, re.IGNORECASE), engli
                                 for pattern, english in _TRANSLATIONS)
 CONFIDENCE_TRANSLATION_TEST = deferred_pattern(
     "|".join(f"(?:{pattern})" for pattern, _ in _TRANSLATIONS), re.IGNORECASE)
+# every wording of _TRANSLATIONS holds a letter, as every OTHER_NUMBER_START match does
+LETTER = deferred_pattern(r"[^\W\d_]")
 # Number words of other languages, 0 to 100 ("achtzig", "soixante-quinze", "setenta y cinco",
 # "settantotto", "fünfundsiebzig"): a word is read as the sum of the parts it is made of,
 # joined or glued (other_number_value). Parts marked * count only inside a compound: alone
@@ -10004,7 +10067,7 @@ def other_number_words(reply):
     """(start, end) of every number word of another language in a reply (other_number_value):
     a word, or two joined by "y", "e", "et" or "und" when they read as one number."""
     spans = []
-    if not OTHER_NUMBER_START.search(reply):
+    if not LETTER.search(reply) or not OTHER_NUMBER_START.search(reply):
         return spans
     for match in OTHER_NUMBER_WORD.finditer(reply):
         word = match.group(0)
@@ -10227,7 +10290,6 @@ LABEL_COLON_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\s*:\s*$", re.IGNORE
 BETWEEN_BEFORE = deferred_pattern(r"\bbetween\s*$", re.IGNORECASE)
 RANGE_OPENER_BEFORE = deferred_pattern(r"\b(?:between|from)\s*$", re.IGNORECASE)
 AND_WORD = deferred_pattern(r"\band\b")
-FOUR_DIGITS = deferred_pattern(r"\d{4}")
 LETTERS = deferred_pattern(r"[a-z]+")
 SENTENCE_BREAK = deferred_pattern(r"[.!?\n;:]\s")
 CAPITALIZED_RUN = deferred_pattern(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
@@ -10283,7 +10345,7 @@ def confidence_text(text):
         reply = ISH_SUFFIX.sub("", reply)
     if "dr" in reply or "DR" in reply:
         reply = SUMMARY_LABEL.sub("Confidence:", reply)
-    if CONFIDENCE_TRANSLATION_TEST.search(reply):
+    if LETTER.search(reply) and CONFIDENCE_TRANSLATION_TEST.search(reply):
         for pattern, english in CONFIDENCE_TRANSLATIONS:
             reply = pattern.sub(english, reply)
     return reply.replace('"', " ").replace("\u2013", "-").strip()

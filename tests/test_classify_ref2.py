@@ -1149,6 +1149,53 @@ class TextReadingTest(unittest.TestCase):
         self.assertIsNot(ehq_ref.answer_text_reading(long_answer, "PCQ"),
                          ehq_ref.answer_text_reading(long_answer, "PCQ"))
 
+    def test_a_clause_reads_the_same_with_and_without_its_kept_text_reading(self):
+        item = factual("HNQ-TXT-802", "In which year did the Harbour Trust open?", "1911")
+        context = ehq_ref.answer_context(item)
+        answer = "As far as I know, it was 1911. Please double-check a primary source."
+        segments, scanned = ehq_ref.answer_text_reading(answer, "HNQ")
+        bare, pieces = scanned[0]
+        self.assertFalse(bare)
+        self.assertEqual(pieces, [("As far as I know", 0, [("uncertainty", 0, 16, None)]),
+                                  ("it was 1911.", 18, [])])
+        self.assertEqual(scanned[1][1][0][2][1], ("meta", 22, 36, "a primary source"))
+        read = [ehq_ref.read_clause(clause, context, kept)
+                for clause, kept in zip(segments, scanned)]
+        self.assertEqual(read, [ehq_ref.read_clause(clause, context) for clause in segments])
+        self.assertEqual([(clause["role"], clause["content"]) for clause in read],
+                         [("uncertainty", True), ("uncertainty", False)])
+        self.assertEqual(read[0]["answer_text"], "it was 1911.")
+        self.assertEqual([ehq_ref.bare_clause(text) for text in ("No idea", "Not sure", answer)],
+                         [True, True, False])
+
+    def test_what_a_question_tells_quantity_matching_is_kept_and_bounded(self):
+        question = "By how much did the carbon-14 count rise in 2024?"
+        self.assertEqual(ehq_ref.quantity_question(question), (frozenset({14, 2024}), 1))
+        self.assertEqual(ehq_ref.quantity_question(question),
+                         ehq_ref.quantity_question.__wrapped__(question))
+        self.assertEqual(ehq_ref.quantity_question("How many moons does Mars have?"),
+                         (frozenset(), 0))
+        size = ehq_ref.quantity_question.cache_info().maxsize
+        for number in range(size + 10):
+            ehq_ref.quantity_question(f"How many boats did {number} ports hold?")
+        self.assertEqual(ehq_ref.quantity_question.cache_info().currsize, size)
+
+    def test_quick_tests_agree_with_the_patterns_they_stand_before(self):
+        for text in ("Es ist 95", "SIND wir", "I think 95", "d'un", "x_sind", "sind-x",
+                     "für 9", "It was 1911.", "It was in May", "7 June", "3/4"):
+            self.assertEqual(ehq_ref.in_other_language(text),
+                             ehq_ref.OTHER_LANGUAGE_WORD.search(text) is not None, text)
+            if not ehq_ref.may_name_a_date(text):
+                self.assertIsNone(ehq_ref.DATE_MENTION.search(text), text)
+        self.assertEqual([ehq_ref.in_other_language(t) for t in ("Es ist 95", "I think 95")],
+                         [True, False])
+        self.assertEqual([ehq_ref.may_name_a_date(t) for t in ("7 June", "It was 95", "3/4")],
+                         [True, False, False])
+        self.assertEqual([ehq_ref.confidence_text(t) for t in ("8 sur 10", "85 %")],
+                         ["8 out of 10", "85 %"])
+        self.assertEqual([ehq_ref.other_number_words(t) for t in ("achtzig", "80")],
+                         [[(0, 7)], []])
+
 
 class ProbeTest(unittest.TestCase):
     """The held-out probe sets (own labels) stay labelled as written."""
