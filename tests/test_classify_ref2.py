@@ -95,6 +95,18 @@ class LabelCases:
             self.assertEqual(label(answer, item), expected, answer)
 
 
+class ReadCases:
+    """assertReads for confidence replies: (reply, (value, reason)) pairs on one scale."""
+
+    def read(self, reply, scale="percent", answer=None):
+        result = ref2.parse_confidence_v2(reply, scale, answer)
+        return result["value"], result["reason"]
+
+    def assertReads(self, cases, scale="percent", answer=None):
+        for reply, expected in cases:
+            self.assertEqual(self.read(reply, scale, answer), expected, (reply, scale))
+
+
 class SegmentationTest(unittest.TestCase):
     def clauses(self, text):
         return [c["text"] for c in ref2.answer_clauses(ref2.prepared_text(text))]
@@ -521,16 +533,8 @@ class ConfidenceTest(unittest.TestCase):
             ref2.parse_confidence_v2("85", "stars")
 
 
-class ConfidenceRound3Test(unittest.TestCase):
+class ConfidenceRound3Test(ReadCases, unittest.TestCase):
     """Confidence replies of blind corpus round 3 (confidence_round3.json), in own wordings."""
-
-    def read(self, reply, scale="percent", answer=None):
-        result = ref2.parse_confidence_v2(reply, scale, answer)
-        return result["value"], result["reason"]
-
-    def assertReads(self, cases, scale="percent"):
-        for reply, expected in cases:
-            self.assertEqual(self.read(reply, scale), expected, (reply, scale))
 
     def test_n_in_m_is_a_fraction(self):
         self.assertReads((("3 in 4", (0.75, None)), ("I'd say 99 in 100.", (0.99, None)),
@@ -2966,18 +2970,10 @@ class Round8IdiomAndNumberTest(LabelCases, unittest.TestCase):
 
 
 
-class ConfidenceRound7Test(unittest.TestCase):
-    """Confidence replies of blind corpus round 7, in own wordings: chat words around the
-    value, fields in markup and tables, the answer said as such, a percent after a slash,
-    Dutch."""
-
-    def read(self, reply, scale="percent", answer=None):
-        result = ref2.parse_confidence_v2(reply, scale, answer)
-        return result["value"], result["reason"]
-
-    def assertReads(self, cases, scale="percent", answer=None):
-        for reply, expected in cases:
-            self.assertEqual(self.read(reply, scale, answer), expected, (reply, scale))
+class ConfidenceRound7Test(ReadCases, unittest.TestCase):
+    """Confidence replies of blind corpus rounds 7 and 8, in own wordings: chat words around
+    the value, fields in markup and tables, the answer said as such, a percent after a slash,
+    Dutch, Swedish, Turkish and Indonesian, regional notations, scales, citations."""
 
     def test_chat_words_around_the_value(self):
         self.assertReads((("meh, seventy", (0.7, None)), ("idk like 40 maybe", (0.4, None)),
