@@ -4904,6 +4904,25 @@ SECTION_HEADINGS = {"answer": "answer", "the answer": "answer", "short answer": 
                     "more detail": "background", "sources": "background"}
 
 
+def table_cells(line):
+    """The cells of a markdown table row, stripped ("| a | b |" -> ["a", "b"])."""
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def table_row_text(cells, header):
+    """A table row as one line: its cells joined by commas ("Rhenium, Re, 75"), or, when
+    two or more cells after the first hold a digit and the header row has as many cells,
+    each such number named by its column's header, one clause each ("No-confidence; Votes
+    for: 241; Needed: 233"): the first cell says what the row is about, and only the header
+    tells its numbers apart (names and words say what they are)."""
+    numbers = [any(char.isdigit() for char in cell) for cell in cells[1:]]
+    if len(cells) != len(header) or sum(numbers) < 2:
+        return ", ".join(cell for cell in cells if cell)
+    named = [f"{name}: {cell}" if name and number else cell
+             for name, cell, number in zip(header[1:], cells[1:], numbers)]
+    return "; ".join(cell for cell in cells[:1] + named if cell)
+
+
 def markdown_lines(text):
     """(line, is_blockquote, section, mark) with headings, bullets, emphasis, links and
     table rules stripped; a table's header row (the row above its |---| rule) is dropped and
@@ -4944,25 +4963,6 @@ def markdown_lines(text):
         if line:
             lines.append((line, first == ">", section, mark))
     return lines
-
-
-def table_cells(line):
-    """The cells of a markdown table row, stripped ("| a | b |" -> ["a", "b"])."""
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
-
-
-def table_row_text(cells, header):
-    """A table row as one line: its cells joined by commas ("Rhenium, Re, 75"), or, when
-    two or more cells after the first hold a digit and the header row has as many cells,
-    each such number named by its column's header, one clause each ("No-confidence; Votes
-    for: 241; Needed: 233"): the first cell says what the row is about, and only the header
-    tells its numbers apart (names and words say what they are)."""
-    numbers = [any(char.isdigit() for char in cell) for cell in cells[1:]]
-    if len(cells) != len(header) or sum(numbers) < 2:
-        return ", ".join(cell for cell in cells if cell)
-    named = [f"{name}: {cell}" if name and number else cell
-             for name, cell, number in zip(header[1:], cells[1:], numbers)]
-    return "; ".join(cell for cell in cells[:1] + named if cell)
 
 
 def list_mark(raw):
@@ -5030,19 +5030,35 @@ MARKUP_FIELDS = (
                      r"\[\s*/\s*\1\s*\]", re.IGNORECASE),
 )
 MARKUP_TAG = deferred_pattern(r"<\s*/?\s*[a-z_][\w-]{0,30}\s*/?\s*>", re.IGNORECASE)
-# round 8: a citation mark after some text ("80 [1]", "According to Reuters [1], ...") and the
-# footnote it points to ("[1] Encyclopaedia Britannica, 2010"), never a value in brackets
-# alone ("[85]"); and a magnitude written against its number ("M6.7")
-CITATION = deferred_pattern(r"^[^\S\n]*\[\d{1,3}\][^\S\n]+\S.*$|(?<=\S)[^\S\n]*"
-                            r"\[\d{1,3}\]", re.MULTILINE)
+# round 8: a citation mark after a word or a sentence's punctuation ("80 [1]", "According to
+# Reuters [1], ..."), never a value in brackets ("[85]", "Confidence: [85]", "was [612]."
+# has three digits), and the footnote line of a mark the text cites ("[1] Britannica");
+# and a magnitude written against its number ("M6.7")
+CITATION_MARK = deferred_pattern(r"(?<=[\w.,;!?)\"'\u2019\u201d])[^\S\n]*\[(\d{1,2})\]"
+                                 r"(?![\w-])")
+FOOTNOTE_LINE = deferred_pattern(r"^[^\S\n]*\[(\d{1,2})\][^\S\n]+\S.*$", re.MULTILINE)
 MAGNITUDE_PREFIX = deferred_pattern(r"\bM(?=\d\.\d)")
 
 
+def without_citations(text):
+    """text without its citation marks (CITATION_MARK) and the footnote lines of the marks it
+    cites (FOOTNOTE_LINE); a "[1] ..." line no mark cites is kept."""
+    if "[" not in text:
+        return text
+    footnotes = [match for match in FOOTNOTE_LINE.finditer(text)]
+    in_lines = {(m.start(), m.end()) for m in footnotes}
+    cited = {m.group(1) for m in CITATION_MARK.finditer(text)
+             if not any(start <= m.start() < end for start, end in in_lines)}
+    if not cited:
+        return text
+    text = FOOTNOTE_LINE.sub(lambda m: "" if m.group(1) in cited else m.group(0), text)
+    return CITATION_MARK.sub(lambda m: "" if m.group(1) in cited else m.group(0), text)
+
+
 def answer_notation(text):
-    """An answer with its citation marks and footnotes removed (CITATION) and "M6.7" written
-    "magnitude 6.7" (MAGNITUDE_PREFIX)."""
-    if "[" in text:
-        text = CITATION.sub("", text)
+    """An answer with its citations removed (without_citations) and "M6.7" written "magnitude
+    6.7" (MAGNITUDE_PREFIX)."""
+    text = without_citations(text)
     if "M" in text:
         text = MAGNITUDE_PREFIX.sub("magnitude ", text)
     return text
@@ -5107,7 +5123,7 @@ _RHETORICAL_LEAD = (
     r"any \w+|something|someone) (?:other than|else but|else than|but|besides)")
 RHETORICAL_QUESTION = deferred_pattern(r"(?<![\w'-])(?:" + _RHETORICAL_LEAD +
                                        r")\s+(?P<said>[^?\n]{1,80}?)\s*\?", re.IGNORECASE)
-RHETORICAL_CUES = (" else ", "other than", "anything but", "anyone but")
+RHETORICAL_CUES = (" else ", "other than", " but ", "besides")  # one is in every match
 
 
 def rhetorical_as_said(text):
@@ -7340,17 +7356,24 @@ MONTH_ONLY = deferred_pattern(rf"\b(?:(?:in|during|by|since|until|of|early|mid|l
 def spoken_dates_as_digits(text):
     """text with years and days said in words written in digits (spoken_years_as_digits;
     SPOKEN_DAY: "the twentieth of October, nineteen seventy-three" -> "the 20 of October,
-    1973"); an ASCII text without a month name is only given its years in digits."""
+    1973"; a month in lower case, which may be a verb or "march", only when "of" joins it,
+    and never a day above 31); an ASCII text without a month name is only given its years
+    in digits."""
     text = spoken_years_as_digits(text)
     if not may_contain(text, MONTH_WORD_TEST):
         return text
 
     def replace(match):
-        if match.group("day") is None:
-            return match.group("month") + str(number_words_value(match.group("after"))[0])
+        day = number_words_value(match.group("day") or match.group("after"))[0]
+        if day > 31:
+            return match.group(0)
+        if match.group("day") is None:  # "October the twenty-first"; not "they may second"
+            if match.group("month")[0].islower():
+                return match.group(0)
+            return match.group("month") + str(day)
         if match.group("of") is None and match.group("named")[0].islower():
             return match.group(0)
-        return str(number_words_value(match.group("day"))[0]) + match.group("rest")
+        return str(day) + match.group("rest")
 
     return SPOKEN_DAY.sub(replace, text)
 
@@ -7464,6 +7487,13 @@ def decimal_value(digits, dot_thousands=False):
         return None
 
 
+def is_kelvin(match, currency):
+    """True when a QUANTITY_MENTION's scale is a capital K set off by a space and no currency
+    goes with it: "302.91 K" is kelvins, "$5K" and "50k" are thousands."""
+    scale = match.group("scale")
+    return scale == "K" and not currency and match.string[match.start("scale") - 1] == " "
+
+
 def quantity_mentions(text, dot_thousands=False):
     """Numbers in text with what they measure, in order of appearance (dot_thousands: see
     decimal_value).
@@ -7512,13 +7542,6 @@ def quantity_mentions(text, dot_thousands=False):
                          "text": match.group(0).strip(), "bare_m": bare_m,
                          "num": match.group("num")})
     return mentions
-
-
-def is_kelvin(match, currency):
-    """True when a QUANTITY_MENTION's scale is a capital K set off by a space and no currency
-    goes with it: "302.91 K" is kelvins, "$5K" and "50k" are thousands."""
-    scale = match.group("scale")
-    return scale == "K" and not currency and match.string[match.start("scale") - 1] == " "
 
 
 def counted_whole(match, text):
@@ -7680,7 +7703,7 @@ class AnswerContext:
         # the numbers the question names whole ("clause 14.2"), which its stems split
         self.numbers = frozenset(match.group(0).strip(".,")
                                  for match in NUMBER_TOKEN.finditer(question))
-        # its folded words, space-joined between spaces (restates_question looks in it)
+        # its folded words, space-joined between spaces (is_question_phrase looks in it)
         self.question_words = f" {' '.join(folded_words(question))} "
 
     @property
@@ -7749,7 +7772,7 @@ def _pieces(text):
 
 def marker_phrase(piece, start, end):
     """The marker at start:end of a piece with the word before it, as folded words joined by
-    spaces (what restates_question looks for in the question); None when no word is before
+    spaces (what is_question_phrase looks for in the question); None when no word is before
     it."""
     before = NAME_WORD.findall(piece[:start])[-1:]
     if not before:
@@ -7839,17 +7862,11 @@ def echoes_the_gap(text, context):
         len(text) <= 48 and BARE_REFUSAL.match(text) is not None
 
 
-def restates_question(piece, start, end, context):
-    """True when a marker in a piece is the question's own wording: the marker with the word
-    before it (marker_phrase) is a phrase of the question ("in detecting missing information"
-    when the question asks about detecting missing information): a content noun phrase, not
-    a limit or the document's silence."""
-    return is_question_phrase(marker_phrase(piece, start, end), context)
-
-
 def is_question_phrase(phrase, context):
-    """True when a marker_phrase (None when no word is before the marker) is a phrase of the
-    question: restates_question, for a phrase the text reading has already made."""
+    """True when a marker is the question's own wording: its marker_phrase, the marker with
+    the word before it (None when no word is before it), is a phrase of the question ("in
+    detecting missing information" when the question asks about detecting missing
+    information): a content noun phrase, not a limit or the document's silence."""
     return phrase is not None and f" {phrase} " in context.question_words
 
 
@@ -8234,6 +8251,37 @@ def taken_up_as_a_guess(clauses):
             clause["hedged"] = True
 
 
+# How an answer works a withheld value out from the document's other numbers, before the
+# value it reaches: surely ("must account for the remaining", "leaves", "works out to") or as
+# a rough estimate ("you could estimate roughly", "a rough calculation gives").
+WORKED_OUT_CUE = deferred_pattern(
+    r"(?P<rough>\b(?:could|can|might|would) (?:roughly )?(?:estimate|infer|work out|back out|"
+    r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b)"
+    r"|(?P<sure>\bmust (?:be|account for|make up|come to)\b|\bthe remaining\b|\bleav(?:es|ing)\b"
+    r"|\bsubtracting\b|\bminus\b|\bless (?:the )?(?=\d)|\bworks? out (?:to|at)\b"
+    r"|\badds? up to\b|\bcomes? to\b)", re.IGNORECASE)
+
+
+WORKED_OUT_VALUE_AFTER = deferred_pattern(
+    r"^\W*(?:(?:\w+\W+){0,3}?)(?:about |roughly |around |approximately |some |~)?[$€£¥]?\d"
+    r"(?![\d,.]*\s*(?:annual|financial|interim)?\s*(?:report|filing|accounts))")
+
+
+def worked_out_value(text):
+    """How a clause works the withheld value out from other numbers (WORKED_OUT_CUE): "sure"
+    or "rough" for the first cue that a value follows within three words
+    (WORKED_OUT_VALUE_AFTER: "must account for the remaining 152 million", not "it must be in
+    the 2024 annual report" or "it leaves out 2024"), else None."""
+    if not any(char.isdigit() for char in text):
+        return None
+    for cue in WORKED_OUT_CUE.finditer(text):
+        after = text[cue.end():]
+        if WORKED_OUT_VALUE_AFTER.match(after) and not re.match(r"\s*(?:out|in|to light)\b",
+                                                               after):
+            return cue.lastgroup
+    return None
+
+
 def is_guess(clause, previous, context):
     """After a forward abstention, True when a content clause is still put forward as an
     answer (DECISION_RULES).
@@ -8356,28 +8404,6 @@ def background_limits(clauses, context, facts):
                 and limit_names_another_detail(clause, context):
             clause["role"] = "meta"
             facts.add("limit_about_another_detail")
-
-
-# How an answer works a withheld value out from the document's other numbers, before the
-# value it reaches: surely ("must account for the remaining", "leaves", "works out to") or as
-# a rough estimate ("you could estimate roughly", "a rough calculation gives").
-WORKED_OUT_CUE = deferred_pattern(
-    r"(?P<rough>\b(?:could|can|might|would) (?:roughly )?(?:estimate|infer|work out|back out|"
-    r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b)"
-    r"|(?P<sure>\bmust (?:be|account for|make up|come to)\b|\bthe remaining\b|\bleav(?:es|ing)\b"
-    r"|\bsubtracting\b|\bminus\b|\bless (?:the )?(?=\d)|\bworks? out (?:to|at)\b"
-    r"|\badds? up to\b|\bcomes? to\b)", re.IGNORECASE)
-
-
-def worked_out_value(text):
-    """How a clause works the withheld value out from other numbers (WORKED_OUT_CUE): "sure"
-    or "rough" for the first cue a number follows in the clause, else None."""
-    if not any(char.isdigit() for char in text):
-        return None
-    for cue in WORKED_OUT_CUE.finditer(text):
-        if any(char.isdigit() for char in text[cue.end():]):
-            return cue.lastgroup
-    return None
 
 
 def worked_out_answers(clauses, facts):
@@ -8792,6 +8818,8 @@ CHANGE_QUESTION = deferred_pattern(
     r"rise|fall|drop|gain|growth|decline|contraction|move)\b", re.IGNORECASE)
 # The two sides of a vote, as a question or a count names them ("voted for", "in favour";
 # "voted against", "opposed", "nays").
+VOTE_CUES = ("vot", "favo", "support", "aye", "nay", "noes", "oppos", "against")  # one is in
+# every VOTE_SIDE match (lower-cased): a quick test before it
 VOTE_SIDE = deferred_pattern(
     r"(?P<for>\bvot(?:ed|es?|ing) (?:for|in favou?r of)\b|\bin favou?r\b|\bsupport(?:ed|ing)\b"
     r"|\bayes\b|\byes votes?\b)"
@@ -8968,9 +8996,12 @@ def corrected_from(clauses, context):
 
 
 # A dateline opening a report: its place in capitals, then a date or an agency ("PRAGUE, 14
-# November 1918 — ...", "WASHINGTON, Nov. 14 - ..."); it says where the report was filed.
+# November 1918 — ...", "WASHINGTON, Nov. 14 - ...", "LONDON (Reuters) - ..."), or a place of
+# two words or more alone ("NEW YORK - ..."; a lone "NASA - ..." may be the answer); it says
+# where the report was filed.
 DATELINE = deferred_pattern(rf"^[{CAPITALS}][{CAPITALS}.' -]+[{CAPITALS}.]"
-                            r"(?:,\s*[^,]{1,30}){0,2}$")
+                            r"(?:(?:,\s*[^,]{1,30}){1,2}|\s*\([^()]{2,30}\))$"
+                            rf"|^[{CAPITALS}]+(?:[ -][{CAPITALS}]+)+$")
 # A pronoun subject opening a clause: it says more of someone an earlier clause named.
 PRONOUN_SUBJECT = deferred_pattern(r"^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
 # The marks that open a Spanish exclamation or question ("¡España!").
@@ -8997,8 +9028,6 @@ def in_other_language_clause(text):
 def at_question_time(clause, context):
     """True when a clause names the question's own period: one of its months as a period
     (_period_months) when the question names months, else one of its years."""
-    if context.kind == "time":
-        return False
     if context.months:
         return bool(_period_months(clause["text"]) & context.months)
     return bool(context.years and _years(clause["text"]) & context.years)
@@ -9502,8 +9531,7 @@ def _match_dates(reading, text, question):
 
 def vote_side(text):
     """The side of a vote text names first ("for" or "against": VOTE_SIDE), else None."""
-    found = VOTE_SIDE.search(text) if "vot" in text or "favo" in text or "oppos" in text or \
-        "against" in text else None
+    found = VOTE_SIDE.search(text) if any(cue in text for cue in VOTE_CUES) else None
     return found.lastgroup if found else None
 
 
@@ -9686,22 +9714,17 @@ def approximately(mention, value, gold_value, text):
     return rounded * precision == value
 
 
-QUESTION_TIME_UNIT = deferred_pattern(r"\bhow many (seconds|minutes|hours|days|weeks)\b",
-                                      re.IGNORECASE)
-
-
-def in_asked_unit(mention, gold, question):
+def in_asked_unit(mention, gold, context):
     """A mention's value in the unit a bare gold counts: a duration against a gold without
-    a unit is counted in the unit the question asks for ("How many days ...?": "16 days" and
-    "two weeks" give 16 and 14), else in its own unit ("16 days" gives 16); any other mention
-    keeps its value in its dimension's base unit (UNITS)."""
+    a unit is counted in the unit the question asks for (context.unit: "How many days ...?":
+    "16 days" and "two weeks" give 16 and 14), else in its own unit ("16 days" gives 16); any
+    other mention keeps its value in its dimension's base unit (UNITS)."""
     if gold["dimension"] or mention["dimension"] != "time":
         return mention["value"]
-    asked = QUESTION_TIME_UNIT.search(question or "")
-    unit = asked.group(1).casefold() if asked else None
-    if unit is None:
+    asked = UNITS.get(context.unit or "")
+    if asked is None or asked[0] != "time":
         return decimal_value(mention["num"])
-    return mention["value"] / UNITS[unit][1]
+    return mention["value"] / asked[1]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -9760,7 +9783,7 @@ def _match_quantity(reading, text, context):
             direction = _direction(nearby) if reading["direction"] or gold["sign"] else 0
             if reading["direction"] and not direction:
                 direction = question_direction or reading["direction"]
-            value = _signed(in_asked_unit(mention, gold, question), mention["sign"], direction)
+            value = _signed(in_asked_unit(mention, gold, context), mention["sign"], direction)
             if value == gold_value or approximately(mention, value, gold_value, digits):
                 hits.append(mention)
         if not hits:
@@ -10253,8 +10276,8 @@ PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b|pc\b)",
 # a number defined as an end of the scale ("0 = no confidence", "if 100 is certain", "1 is
 # certainty"): the scale, not a value
 SCALE_KEY_AFTER = deferred_pattern(
-    r"\s*(?:=|(?:would\s+)?mean(?:s|t)?\b|\s(?:complete\s+|full\s+)?certainty\b"
-    r"(?!\s*(?:that|of|in|about))|is\s+(?:a\s+|an\s+|the\s+)?(?:pure\s+|complete\s+|"
+    r"\s*(?:=|(?:would\s+)?mean(?:s|t)?\b|(?P<end_word>\s(?:complete\s+|full\s+)?certainty\b"
+    r"(?!\s*(?:that|of|in|about)))|is\s+(?:a\s+|an\s+|the\s+)?(?:pure\s+|complete\s+|"
     r"total\s+|full\s+|absolute\s+|wild\s+|blind\s+)?(?:certain|certainty|sure|guess|"
     r"no\s+confidence|none|nothing|impossible|zero\s+confidence|no\s+idea)\b)", re.IGNORECASE)
 PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
@@ -10329,11 +10352,10 @@ def table_fields(reply):
 
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
-    quote marks and citations (CITATION) removed, fields in markup as "name: value" lines
+    quote marks and citations (without_citations) removed, fields in markup as "name: value" lines
     (markup_as_text), full-width forms folded and every space and dash in one form."""
     reply = markup_as_text(prepared_text(str(text)), named=None)
-    if "[" in reply:
-        reply = CITATION.sub("", reply)
+    reply = without_citations(reply)
     if "|" in reply:
         reply = table_fields(reply)
     if "```" in reply:
@@ -10437,7 +10459,9 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     previous = PREVIOUS_WORD.search(before)
     previous_word = previous.group(1) if previous else ""
     mention["percent"] = PERCENT_MARK.match(after) is not None
-    if any(s <= start < e for s, e, _ in scale_spans) or SCALE_KEY_AFTER.match(after):
+    key = SCALE_KEY_AFTER.match(after)  # an end named by a word alone: only 1, 10 or 100
+    if any(s <= start < e for s, e, _ in scale_spans) or key and (
+            not key.group("end_word") or mention["value"] in (1, 10, 100)):
         return "scale"
     if NEGATED_VALUE.search(before) and not CHOICE_BETWEEN.search(before):
         return "negated"

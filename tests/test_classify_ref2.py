@@ -1359,8 +1359,8 @@ class RealSmolTest(LabelCases, unittest.TestCase):
              "ABSTAIN"),
             ("The document does not give the share; that figure is redacted.", CCQ_FILTER,
              "ABSTAIN")))
-        self.assertTrue(ref2.restates_question(
-            "catches 80% of cases when flagging hidden content", 35, 49, ref2.answer_context(
+        self.assertTrue(ref2.is_question_phrase(ref2.marker_phrase(
+            "catches 80% of cases when flagging hidden content", 35, 49), ref2.answer_context(
                 CCQ_FILTER)))
 
     def test_invented_in_or_by_is_an_event_not_a_verdict_of_fiction(self):
@@ -3284,6 +3284,23 @@ class Round8ListsSourcesAndRegistersTest(LabelCases, unittest.TestCase):
              "Rowed on the Djurgardsbrunnsviken", HNQ_WHO, "CONFIDENT_CORRECT"),
             # one place, and the first of several races
             ("She finished third.", HNQ_ORDINAL, "CONFIDENT_CORRECT")))
+
+    def test_near_misses_a_review_found(self):
+        agency = factual("HNQ-SCI-810", "Which agency landed the first crewed mission on the "
+                         "Moon?", "NASA")
+        self.assert_labels((
+            ("The final dividend is not given in the document; it must be in the 2024 annual "
+             "report.", CCQ_FIN, "ABSTAIN"),
+            ("NASA - in 1969.", agency, "CONFIDENT_CORRECT"),
+            ("The toll was [612].", R8_TOLL, "CONFIDENT_CORRECT")))
+        for reply, value in (("Confidence: [85]", 0.85), ("[90] I'm fairly sure", 0.9),
+                             ("I'd give it 80 certainty", 0.8)):
+            self.assertEqual(ref2.parse_confidence_v2(reply)["value"], value, reply)
+        self.assertEqual(ref2.vote_side("how many mps supported the bill?"), "for")
+        for unchanged in ("They may second the motion.", "the thirty-fifth of March"):
+            self.assertEqual(ref2.spoken_dates_as_digits(unchanged), unchanged)
+        self.assertEqual(ref2.rhetorical_as_said("Did anyone expect any team but Brazil?"),
+                         "Brazil.")
 
     def test_regional_and_terse_ways_of_not_knowing(self):
         self.assert_labels((
