@@ -6362,7 +6362,7 @@ ATTITUDE_BEFORE = deferred_pattern(
 # there, since there could be water"): the possibility is what they pursue, not a doubt
 # about the answer.
 MOTIVE_BEFORE = deferred_pattern(
-    r"(?<![\w'])(?!(?:I|[Ww]e|[Yy]ou)\s)[\w'-]+\s+(?:want(?:s|ed)?|plan(?:s|ned)?|aim(?:s|ed)?|"
+    r"(?<![\w'])(?P<subject>(?:[\w'-]+\s+){1,3}?)(?:want(?:s|ed)?|plan(?:s|ned)?|aim(?:s|ed)?|"
     r"hope[sd]?|intend(?:s|ed)?|(?:are|were|is|was) (?:keen|eager|going))\s+(?:to\b|an?\b|the\b)"
     r"[^.;!?]{0,80}?\b(?:because|since|as)\s+(?:[\w'-]+\s+){0,3}$")
 # A group named by a quantifier as the modal's subject ("Some people with the syndrome may
@@ -6831,11 +6831,18 @@ def reported_of_another(before):
         word in ROLE_NOUNS for word in reported.group("subject").casefold().split())
 
 
+FIRST_OR_SECOND_PERSON = frozenset(("i", "we", "you"))
+
+
 def a_motive_of_another(before):
     """True when the text before a modal ends in a third party's reason for an aim
-    (MOTIVE_BEFORE), tried only after "because", "since" or "as"."""
-    return ("because" in before or "since" in before or " as " in before) and \
-        MOTIVE_BEFORE.search(before) is not None
+    (MOTIVE_BEFORE), tried only after "because", "since" or "as": the words before the verb
+    of aiming hold no I, we or you ("I really want to go there because it may be" is mine)."""
+    if not ("because" in before or "since" in before or " as " in before):
+        return False
+    found = MOTIVE_BEFORE.search(before)
+    return found is not None and not FIRST_OR_SECOND_PERSON & set(
+        found.group("subject").casefold().split())
 
 
 def describes_another(said, text, start, end):
@@ -9022,7 +9029,7 @@ def is_dateline(index, clauses, context):
 def in_other_language_clause(text):
     """True when a clause is in another language: opened by an inverted mark (INVERTED_MARKS)
     or holding a function word of OTHER_LANGUAGES (in_other_language)."""
-    return text[:1] in INVERTED_MARKS or in_other_language(text)
+    return text[:1] != "" and text[:1] in INVERTED_MARKS or in_other_language(text)
 
 
 def at_question_time(clause, context):

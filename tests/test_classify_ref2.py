@@ -3301,6 +3301,11 @@ class Round8ListsSourcesAndRegistersTest(LabelCases, unittest.TestCase):
             self.assertEqual(ref2.spoken_dates_as_digits(unchanged), unchanged)
         self.assertEqual(ref2.rhetorical_as_said("Did anyone expect any team but Brazil?"),
                          "Brazil.")
+        self.assertFalse(ref2.a_motive_of_another("I really want to go there because it "))
+        self.assertFalse(ref2.a_motive_of_another("We all want to see it because there "))
+        self.assertTrue(ref2.a_motive_of_another("NASA really wanted a landing there because "
+                                                 "there "))
+        self.assertFalse(ref2.in_other_language_clause(""))
 
     def test_regional_and_terse_ways_of_not_knowing(self):
         self.assert_labels((
