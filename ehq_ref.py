@@ -6655,18 +6655,18 @@ class Lexicon:
     """
 
     def __init__(self, groups, split=False):
-        self.names, self.slow, self.fast, self.keys = [], [], [], []
+        self.names, self.parts, self.fast, self.keys = [], [], [], []
         for name, patterns in groups:
             for pattern in patterns:
                 for part in split_alternatives(pattern) if split else (pattern,):
                     self.names.append(name)
-                    self.slow.append(re.compile(part, re.IGNORECASE | re.MULTILINE))
+                    self.parts.append(part)
                     self.fast.append(_fast_form(part))
                     self.keys.append(required_literals(part))
         # per pattern: search(text, position) on the lowered text, and on the text as written
         self.searches = tuple(functools.partial(_word_start_search, compiled.search)
                               if boundary else compiled.search for compiled, boundary in self.fast)
-        self.slow_searches = tuple(compiled.search for compiled in self.slow)
+        self._slow_searches = None  # compiled when first needed: most texts never need them
         first = {}
         for number, options in enumerate(self.keys):
             for key in options[0] if options else ():
@@ -6677,9 +6677,10 @@ class Lexicon:
         prefixes = [word for mode, word in first if mode == "prefix"]
         self.prefix = re.compile(r"(?<![a-z0-9])" + trie_pattern(prefixes)) if prefixes else None
         # a scan finds the longest key at a place; every key it starts with is there too
-        self.by_prefix = {word: tuple(sorted({number for other in prefixes
-                                              if word.startswith(other)
-                                              for number in first[("prefix", other)]}))
+        known = set(prefixes)
+        self.by_prefix = {word: tuple(sorted({number for size in range(1, len(word) + 1)
+                                              if word[:size] in known
+                                              for number in first[("prefix", word[:size])]}))
                           for word in prefixes}
         by_substring = {word: numbers for (mode, word), numbers in first.items()
                         if mode == "substring"}
@@ -6691,8 +6692,8 @@ class Lexicon:
         solid = {word for word in words if " " not in word}
         solid_words, spaced_words = frozenset(solid), frozenset(words - solid)
         self.substring = re.compile("(?=(" + trie_pattern(solid) + "))") if solid else None
-        self.within = {word: frozenset(other for other in solid if word.startswith(other))
-                       for word in solid}
+        self.within = {word: frozenset(word[:size] for size in range(1, len(word) + 1)
+                                       if word[:size] in solid) for word in solid}
         self.by_substring = {word: frozenset(by_substring.get(word, ())) for word in words}
         self.spaced = tuple(sorted((word, numbers) for word, numbers in by_substring.items()
                                    if " " in word))
@@ -6700,6 +6701,13 @@ class Lexicon:
                                    for option in found) for found in self.others)
         self.chunks = {}
         self.skipped = {}
+
+    def slow_searches(self):
+        """Per pattern: its search on the text as written (IGNORECASE), compiled on first use."""
+        if self._slow_searches is None:
+            self._slow_searches = tuple(re.compile(part, re.IGNORECASE | re.MULTILINE).search
+                                        for part in self.parts)
+        return self._slow_searches
 
     def _chunk(self, chunk):
         """(patterns whose first key the chunk holds, the key words it holds) of one lowered
@@ -6768,7 +6776,7 @@ class Lexicon:
         # on lowered text when lowering keeps every position, else as written
         lowered = text.lower()
         subject, searches = (lowered, self.searches) if len(lowered) == len(text) else (
-            text, self.slow_searches)
+            text, self.slow_searches())
         size, names = len(text), self.names
         heads = []  # (start, pattern number, match) of each pattern's next match
         for number in active:
@@ -13461,6 +13469,7 @@ READ_PROCESS_MIN_UNITS = 200  # fewer answers than this: starting a process does
 READER_ENVIRONMENT = ("PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL",
                       "LC_CTYPE")  # all the child gets: no key or other secret goes with it
 READ_WINDOW = 8
+READ_AHEAD = 4  # readings the child may hold; past that the caller reads one itself
 READER_CODE = (
     "import importlib.util, signal, sys\n"
     "sys.dont_write_bytecode = True\n"
@@ -13539,6 +13548,10 @@ class _Reading:
 class ExchangeReader:
     """Reads exchanges here, or in a child process when ``process`` is true and it starts.
 
+    The child is given an exchange only while it holds fewer than READ_AHEAD unread ones;
+    past that the caller reads it at once, so a child that falls behind (the offline model
+    asks faster than three classifiers read) never leaves this process waiting idle.
+
     Two locks, never held together: ``_writing`` while a request goes down the pipe (that
     may wait for the child), ``_lock`` only to look up the waiting readings, so the thread
     taking the child's replies never waits for a writer.
@@ -13570,6 +13583,8 @@ class ExchangeReader:
         exchange = (answer, item, confidence, scale)
         with self._lock:
             child = self._child
+            if child is not None and len(self._waiting) >= READ_AHEAD:
+                child = None  # the child is behind: this one is read here
             if child is not None:
                 number = next(self._numbers)
                 reading = self._waiting[number] = _Reading(exchange)

@@ -1092,6 +1092,7 @@ class LexiconTest(unittest.TestCase):
         "Je ne suis pas s\u00fbre, mais je crois que c'\u00e9tait Kinnear. Je ne sais pas.",
         "No tengo informaci\u00f3n; creo que no lo s\u00e9. N\u00e3o sei, talvez 1912.",
         "Non lo so, forse il documento non specifica. NON SO. WEISS ICH NICHT.",
+        "\u0130stanbul? I don't know; the document never gives it.",  # lowering lengthens it
     )
 
     def test_scan_equals_the_alternation(self):
