@@ -10005,14 +10005,17 @@ CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answ
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
 STRUCK = deferred_pattern(r"~~[^~\n]*~~")
 ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is about 85
-# A confidence's wording in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Turkish
-# and Indonesian, read in the English
+# the signs of a margin after a value, read as "±" ("80 (+/- 5)", "70 plus or minus 10")
+MARGIN_SIGN = deferred_pattern(r"\+/-?|\bplus or minus\b|\bgive or take\b", re.IGNORECASE)
+MARGIN_TEST = deferred_pattern(r"\+/|minus|give or take")  # one is in every MARGIN_SIGN match
+# A confidence's wording in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Turkish,
+# Indonesian, Russian, Hindi and Arabic, read in the English
 # words the reader knows (confidence_text): percent words, a denominator ("8 sobre 10"), a
 # range ("tra 80 e 90"), a correction ("nein, eher 50"); CONFIDENCE_TRANSLATION_TEST is
 # their one alternation, tried first.
 _TRANSLATIONS = (
-    (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent|persen)\b",
-     "percent"),
+    (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent|persen|процент\w*|"
+     r"प्रतिशत|(?:بال|في ال)(?:مئة|مائة))\b", "percent"),
     (r"\byüzde\s+(\d+(?:[.,]\d+)?)", r"\1 percent"),
     (r"(?<=\d)\s+(?:sur|sobre|von|su|em)\s+(?=\d)", " out of "),
     (r"\b(?:zwischen|entre|tra|fra)\s+(?=\d)", "between "),
@@ -10112,6 +10115,46 @@ def other_number_words(reply):
         if first != word and other_number_value(first) is not None:
             spans.append((match.start(), match.start() + len(first)))
     return spans
+
+
+# Digits of other systems as ASCII digits (NFKC folds only the full-width ones): the zero of
+# each system (Arabic-Indic, Persian, Devanagari, Bengali, Thai) and the Arabic decimal and
+# thousands separators ("٠٫٨" is 0.8).
+_DIGIT_ZEROS = "\u0660\u06f0\u0966\u09e6\u0e50"
+CONFIDENCE_DIGIT_FORMS = str.maketrans(
+    {chr(ord(zero) + digit): str(digit) for zero in _DIGIT_ZEROS for digit in range(10)} |
+    {"\u066b": ".", "\u066c": ","})
+# Chinese and Japanese numerals up to 100 ("八十", "七十五", "百"); "百分之七十五" is 75 percent.
+CJK_NUMERAL_VALUES = dict(zip("〇零一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9)))
+CJK_NUMERAL = deferred_pattern("(?P<percent>百分之)?(?P<numeral>[〇零一二两三四五六七八九十百]+)")
+
+
+def cjk_numeral_value(numeral):
+    """The value of a Chinese or Japanese numeral: digits before 十 (ten) or 百 (hundred)
+    multiply it (一 when none: "十五" 15, "七十五" 75), digits in a row are read as digits
+    ("七五" 75); None when it is above 100."""
+    total = current = 0
+    for char in numeral:
+        if char in "十百":
+            total += (current or 1) * (10 if char == "十" else 100)
+            current = 0
+        else:
+            current = current * 10 + CJK_NUMERAL_VALUES[char]
+    return total + current if total + current <= 100 else None
+
+
+def cjk_numerals_as_digits(reply):
+    """reply with each Chinese or Japanese numeral of two characters or more, or one after
+    百分之 (percent), in digits ("八十パーセント" -> "80パーセント", "百分之七十五" -> "75%"); a
+    lone digit character stays: it is also part of words ("一番", "一个")."""
+    def digits(match):
+        value = cjk_numeral_value(match.group("numeral"))
+        if value is None or len(match.group(0)) < 2:
+            return match.group(0)
+        return f"{value}%" if match.group("percent") else str(value)
+    return CJK_NUMERAL.sub(digits, reply)
+
+
 # A confidence's label in other languages (confidence, probability, certainty), by language;
 # a word with accents is also read without them ("probabilite", "pewnosc").
 CONFIDENCE_LABEL_WORDS = {
@@ -10129,6 +10172,8 @@ CONFIDENCE_LABEL_WORDS = {
     "zh": "信心 置信度 确定性 自信 概率",
     "ja": "確信度 信頼度 確率",
     "ko": "신뢰도 확신 확률",
+    "ar": "الثقة ثقة الاحتمال احتمال",
+    "hi": "विश्वास संभावना",
 }
 
 
@@ -10157,6 +10202,10 @@ CONFIDENCE_LABEL = deferred_pattern(
     r"as|would be|=>|" + CJK_LINKS + r")?\s*(?:about|around|approximately|roughly|~|an?|maybe)?"
     r"\s*[\"']?$",
     re.IGNORECASE)
+# the last of a chain of adjustments before the colon of its result ("Baseline 60, plus 15 for
+# ..., minus 5 for ...: 70"): the result follows it
+_ADJUSTMENT_BEFORE_RESULT = r"\b(?:plus|minus)\s+\d+(?:\.\d+)?\b[^:\n.;]*:"
+ADJUSTMENT_RESULT_BEFORE = deferred_pattern(_ADJUSTMENT_BEFORE_RESULT + r"\s*$", re.IGNORECASE)
 CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on second thought|rather|"
                         r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
                         r"(?:that|it) to|call it|no(?=,)|no wait|wait(?=[,.!\s])|sorry(?=,)|oops|"
@@ -10165,8 +10214,8 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"edit(?=\s*:)|"
                         r"on (?:further )?reflection|upon reflection|thinking (?:about it )?"
                         r"(?:again|more)|having thought|after (?:some )?thought|let's (?:say|go "
-                        r"with|call it)|let us say|in the end)\b"
-                        r"|\.\.\.\s*no\b", re.IGNORECASE)
+                        r"with|call it)|let us say|in the end|adjusted|updated)\b"
+                        r"|\.\.\.\s*no\b|" + _ADJUSTMENT_BEFORE_RESULT, re.IGNORECASE)
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, Han, Hangul
 # a number on its own (a letter or digit next to it makes it part of a word), or beside CJK
 # text, which has no spaces ("信頼度は90です")
@@ -10185,6 +10234,14 @@ SPOKEN_FRACTION = deferred_pattern(r"\b(?:(?P<count>an?|one|two|three|four)[\s-]
                              r"(?P<part>half|halves|thirds?|quarters?|fifths?)\b|"
                              r"\bfifty[\s-]fifty\b|"
                              r"(?<![\w.])50\s?[/-]\s?50(?![\w.])", re.IGNORECASE)
+# odds on or against being right ("4 to 1 on", "3:1 against", "2 to 1 in favour", "even odds"):
+# a fraction of the chances for over all chances (_mention); the side ends its clause, or names
+# the answer ("3 to 1 against Spain" is a score)
+ODDS = deferred_pattern(r"\b(?P<first>\d+)\s*(?:to|:|-)\s*(?P<second>\d+)\s+"
+                        r"(?:(?P<on>on)|in favou?r|against)(?=\s*(?:[.,;!)]|$|(?:of )?(?:it|that|"
+                        r"this|me|my answer|being)\b))"
+                        r"|\b(?:even odds|evens|even money)\b", re.IGNORECASE)
+ODDS_TEST = deferred_pattern(r"against|favou?r|even|\d on\b")  # one is in every ODDS match
 # one of these is in every SPOKEN_FRACTION match, "point" in every SPOKEN_DECIMAL match
 FRACTION_TEST = deferred_pattern(r"half|halves|third|quarter|fifth|fifty|50")
 POINT_TEST = deferred_pattern(r"point")
@@ -10199,11 +10256,12 @@ due if am was though range region ballpark mark area zone level from me tops max
 de sicher sûr sûre seguro segura sicuro sicura certo certa certeza certitude confiance
 confianza fiducia confiança oder ou o oppure zeker of
 maybe perhaps probably prob probs lol lmao haha tbh imo imho ngl honestly really
-pts pc säker eminim yakin
+pts points pc säker eminim yakin уверен уверена विश्वास निश्चित
 """.split())
-# what may follow a value in languages written without spaces: a copula or a percent word
+# what may begin the text after a value in languages written without spaces (_cjk_value_word):
+# a copula, a percent word, "about" or points ("30分": a score out of 100)
 CJK_VALUE_WORDS = frozenset("です だ である パーセント パーセントです 입니다 이다 퍼센트 퍼센트입니다 "
-                            "左右 左右です".split())
+                            "左右 左右です くらい ぐらい 分 吧".split())
 PROMPT_WORDS = frozenset("integer integers number numbers value digit digits only word".split())
 CONFIDENCE_LEAD = frozenset("""
 about around roughly approximately approx maybe perhaps probably say call estimate estimated
@@ -10228,10 +10286,11 @@ OTHER_BEFORE = deferred_pattern(
     r"cut|raised|lowered|increased|decreased|declined|rise|fall|cut|increase|decrease|drop|"
     r"gain|loss|change|growth|margin|yield|turnout|inflation|unemployment|share|stake|"
     r"majority)\s+(?:of |by |to |at )?(?:about |around |roughly |some |nearly |almost |over |"
-    r"just )?$", re.IGNORECASE)
+    r"just )?$"
+    r"|±\s*$", re.IGNORECASE)  # a margin ("70 ± 10": MARGIN_SIGN)
 OTHER_AFTER = deferred_pattern(
     r"\s*(?:°|º|℃|℉|′|″|x\b|times\b|-fold\b|percentage points?\b|pp\b|"
-    r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b)", re.IGNORECASE)
+    r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b|分(?:钟|鐘|間|间))", re.IGNORECASE)
 SCALE_NOTE = deferred_pattern(r"(?P<low>0|1)\s*(?:\([^)\d\n]*\)\s*)?(?:to|-|–|and)\s*"
                               r"(?P<high>100|10|5|1)\b", re.IGNORECASE)
 # an end of the scale in parentheses after the words for it ("complete certainty (100)")
@@ -10278,7 +10337,9 @@ CHOICE_BETWEEN = deferred_pattern(
     r"(?:going|go|went) back and forth)\s+between\s*\Z", re.IGNORECASE)
 # the word after a number on its line (past a percent sign), the word before it, an ordinal's
 # suffix and a percent mark
-NEXT_WORD = deferred_pattern(r"[^\S\n]*(?:%|percent\b|per\s?cent\b)?[^\S\n]*([^\W\d_][\w'-]*)")
+# (the vowel signs of Indic scripts, "\u0900-\u0dff", are no \w but are inside a word: "विश्वास")
+NEXT_WORD = deferred_pattern(r"[^\S\n]*(?:%|percent\b|per\s?cent\b)?[^\S\n]*"
+                             r"([^\W\d_][\w'\u0900-\u0dff-]*)")
 PREVIOUS_WORD = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 ORDINAL_SUFFIX = deferred_pattern(r"(?:st|nd|rd|th)$")
 PERCENT_MARK = deferred_pattern(r"\s*(?:%|percent\b|per\s?cent\b|pct\b|pc\b)",
@@ -10305,13 +10366,17 @@ YEAR_PREPOSITION_BEFORE = deferred_pattern(r"\b(?:in|since|by|from|until|during|
 WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-][^\S\n]+$")
 LABEL_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\W*$", re.IGNORECASE)
 ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
+# a field that names an end of the scale ({"confidence": 55, "max": 100}): the scale
+SCALE_FIELD_BEFORE = deferred_pattern(r"\b(?:max|maximum|min|minimum|scale_max|scale_min|out_of)"
+                                      r"\s*[:=]\s*$", re.IGNORECASE)
 WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
 # a label that names the confidence in its own words ("Probability that my answer is correct:",
 # "probability_correct": in a JSON object): its phrase, and a confidence word inside it
 LABEL_PHRASE = deferred_pattern(r"[^\n.;{},!?]*$")
 LABEL_TALK = deferred_pattern(r"(?<![a-z0-9])(?:confiden\w*?|certaint[a-z]*|probabilit[a-z]*|"
                               r"likelihood|chance|odds|guess|shot in the dark|coin (?:toss|flip)|"
-                              r"gut (?:feeling|feel|says)|ballpark|hunch)(?![a-z0-9])",
+                              r"gut (?:feeling|feel|says)|ballpark|hunch|" +
+                              _label_words(CONFIDENCE_LABEL_WORDS) + r")(?![a-z0-9])",
                               re.IGNORECASE)
 # the start of a sentence: a capital there is no sign of a name ("Etwa 90 Prozent")
 SENTENCE_START_BEFORE = deferred_pattern(r"(?:^|[.!?;\n])[\s*_#>'(-]*$")
@@ -10364,7 +10429,9 @@ def table_fields(reply):
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
     quote marks and citations (without_citations) removed, fields in markup as "name: value" lines
-    (markup_as_text), full-width forms folded and every space and dash in one form."""
+    (markup_as_text), a margin's sign as "±" (MARGIN_SIGN), full-width forms and digits of other
+    systems folded, Chinese and Japanese numerals in digits (cjk_numerals_as_digits) and every
+    space and dash in one form."""
     reply = markup_as_text(prepared_text(str(text)), named=None)
     reply = without_citations(reply)
     if "|" in reply:
@@ -10376,8 +10443,12 @@ def confidence_text(text):
     reply = without_emphasis(reply)
     if "ish" in reply:
         reply = ISH_SUFFIX.sub("", reply)
+    if may_contain(reply, MARGIN_TEST):
+        reply = MARGIN_SIGN.sub("±", reply)
     if "dr" in reply or "DR" in reply:
         reply = SUMMARY_LABEL.sub("Confidence:", reply)
+    if not reply.isascii():
+        reply = cjk_numerals_as_digits(reply.translate(CONFIDENCE_DIGIT_FORMS))
     if LETTER.search(reply) and CONFIDENCE_TRANSLATION_TEST.search(reply):
         for pattern, english in CONFIDENCE_TRANSLATIONS:
             reply = pattern.sub(english, reply)
@@ -10400,6 +10471,13 @@ def _mention(reply, start, end, kind="number"):
         count = (match.group("count") or "one").casefold()
         return decimal.Decimal(1 if count in ("a", "an", "one") else NUMBER_WORD_VALUES[count]), \
             decimal.Decimal(FRACTION_DENOMINATORS[match.group("part").casefold()])
+    if kind == "odds":
+        match = ODDS.match(token)
+        if not match.group("first"):
+            return decimal.Decimal(1), decimal.Decimal(2)
+        first, second = (decimal.Decimal(match.group(side)) for side in ("first", "second"))
+        chances = first if match.group("on") or "favo" in token.casefold() else second
+        return chances, first + second
     if kind == "spoken":
         match = SPOKEN_DECIMAL.match(token)
         digits = "".join(str(NUMBER_WORD_VALUES.get(w, 0)) for w in
@@ -10418,8 +10496,11 @@ def _mention(reply, start, end, kind="number"):
 
 
 def _number_spans(reply):
+    odds = ODDS.finditer(reply) if may_contain(reply, ODDS_TEST) else ()
+    spans = [(m.start(), m.end(), "odds") for m in odds]
     fractions = SPOKEN_FRACTION.finditer(reply) if may_contain(reply, FRACTION_TEST) else ()
-    spans = [(m.start(), m.end(), "fraction") for m in fractions]
+    spans += [(m.start(), m.end(), "fraction") for m in fractions
+              if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
     decimals = SPOKEN_DECIMAL.finditer(reply) if may_contain(reply, POINT_TEST) else ()
     spans += [(m.start(), m.end(), "spoken") for m in decimals
               if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
@@ -10453,11 +10534,19 @@ def _denominator(after):
 
 
 def _label_names_the_value(phrase):
-    """True when a label phrase before a colon talks of confidence (LABEL_TALK: "Probability
-    that my answer is correct:") or restates the request with its words (PROMPT_WORDS:
-    "Reporting one integer from 0 to 100 as requested:")."""
+    """True when a label phrase before a colon talks of confidence, in English or another
+    language (LABEL_TALK: "Probability that my answer is correct:", "Вероятность правильности
+    ответа:") or restates the request with its words (PROMPT_WORDS: "Reporting one integer
+    from 0 to 100 as requested:")."""
     return LABEL_TALK.search(phrase) is not None or any(
         word in PROMPT_WORDS for word in folded_words(phrase))
+
+
+def _cjk_value_word(word):
+    """True when a word of a language written without spaces, read up to the next space,
+    begins with a word that may follow a value (CJK_VALUE_WORDS: "パーセントくらい自信が...",
+    "分吧")."""
+    return not word.isascii() and any(word.startswith(start) for start in CJK_VALUE_WORDS)
 
 
 def _classify_mention(reply, mention, answer_words, scale_spans, dates):
@@ -10476,7 +10565,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "scale"
     if NEGATED_VALUE.search(before) and not CHOICE_BETWEEN.search(before):
         return "negated"
-    if EXAMPLE_BEFORE.search(before):
+    if EXAMPLE_BEFORE.search(before) or ":" in before[-4:] and SCALE_FIELD_BEFORE.search(before):
         return "scale"
     if mention["kind"] == "words":
         if mention["ordinal"]:
@@ -10501,7 +10590,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
         return "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS and \
-            next_word not in CJK_VALUE_WORDS:
+            not _cjk_value_word(next_word):
         return "other"
     if OF_AFTER.match(after) and not OF_CONFIDENCE_AFTER.match(after):
         return "other"
@@ -10515,8 +10604,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     if label and not LABEL_COLON_BEFORE.search(before) and \
             not _label_names_the_value(LABEL_PHRASE.search(before[:label.end()]).group(0)) and \
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
-                "answer", "value", "verdict", "result", "reply"} and \
-            not CORRECTION.search(before[-30:]):
+                "answer", "value", "verdict", "result", "reply", "scale"} and \
+            not CORRECTION.search(before[-30:]) and not ADJUSTMENT_RESULT_BEFORE.search(before):
         # a part's value ("Discoverer: 80. Year: 60."), unless the answer gives the number
         mention["part"] = 0 <= mention["value"] <= 100 and token not in answer_words
         return "other"
@@ -10556,10 +10645,11 @@ def confidence_mentions(reply, answer=None):
         folded_words(prepared_text(answer))) if answer else set()
     mentions = []
     for start, end, kind in _number_spans(reply):
-        if kind == "fraction":
+        if kind in ("fraction", "odds"):
             count, parts = _mention(reply, start, end, kind)
             of_something = OF_SOMETHING_AFTER.match(reply[end:])
-            mentions.append({"value": count, "kind": "other" if of_something else "candidate",
+            mentions.append({"value": count, "kind": "other" if of_something and
+                             kind == "fraction" else "candidate",
                              "ordinal": False,
                              "percent": False, "denominator": parts, "decimal": False,
                              "start": start, "end": end, "words": True})
@@ -10781,8 +10871,9 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     strategy: json_field or labelled (a label names the value, in English or another
     language: "Confidence: 85" followed by a reason with other numbers, "Probabilité : 0.8"),
     self_correction, range_midpoint, fraction (85/100, 8 out of 10, 9 in 10, a stated 0-10
-    scale), probability_decimal, number_words, single_value, overall (values per part of the
-    answer, then one "overall": OVERALL_BEFORE) or per_part (the same value for every part:
+    scale, odds: "4 to 1 on", "3 to 1 against", "even odds"), probability_decimal,
+    number_words, single_value, overall (values per part of the answer, then one "overall":
+    OVERALL_BEFORE) or per_part (the same value for every part:
     "Discoverer: 80. Year: 80."; different values for two or more parts and no overall one
     compete; one "Track length: 40" is the answer again).
     answer is the earlier answer text (optional); it helps to recognise a repeated answer.

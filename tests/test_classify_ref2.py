@@ -3469,5 +3469,78 @@ class Round8ClauseTest(LabelCases, unittest.TestCase):
              "139,000.", self.JOBS, "CONFIDENT_CORRECT")))
 
 
+class Round9ConfidenceTest(ReadCases, unittest.TestCase):
+    """Confidence replies of blind corpus round 9, in own wordings: odds, stepwise revisions,
+    digits of other systems and CJK numerals, Russian, Arabic, Hindi, Chinese and Japanese
+    replies, nested fields, a value with its margin, the scale named before the value."""
+
+    def test_odds_for_or_against_being_right(self):
+        self.assertReads((("I'd lay 9 to 1 on.", (0.9, None)),
+                          ("Odds 1 to 3 against, honestly.", (0.75, None)),
+                          ("About 3:1 in favour.", (0.75, None)),
+                          ("Call it evens.", (0.5, None)),
+                          ("Even money on this one.", (0.5, None))), "probability")
+        self.assertEqual(ref2.parse_confidence_v2("4 to 1 against.")["strategy"], "fraction")
+        # near-misses: a score against a team, and a range, are no odds
+        self.assertReads((("They won 3 to 1 against Spain.", (None, "answer_repeated")),
+                          ("Somewhere from 60 to 80.", (0.7, None))))
+
+    def test_the_result_of_stepwise_revisions(self):
+        self.assertReads((
+            ("Prior: 40. The name matches the record. Updated estimate: 75.", (0.75, None)),
+            ("Initial guess 50; adjusted to 65 given the date.", (0.65, None)),
+            ("Start at 80, minus 10 for the unclear source, plus 5 for the date: 75.",
+             (0.75, None)),
+            ("Base 50, plus 20 because the name is unusual: 70", (0.7, None))))
+        # near-miss: two values with no revision compete
+        self.assertReads((("Part one: 40. Part two: 80.", (None, "competing_values")),))
+
+    def test_digits_of_other_systems(self):
+        self.assertReads((("٠٫٦٥", (0.65, None)), ("۰٫۹", (0.9, None)),
+                          ("०.४", (0.4, None))), "probability")
+        self.assertReads((("٨٥", (0.85, None)), ("९५%", (0.95, None))))
+        # an out-of-range value in another system stays out of range
+        self.assertReads((("٨٥", (None, "out_of_range")),), "probability")
+
+    def test_chinese_and_japanese_numerals(self):
+        self.assertReads((("七十パーセントです。", (0.7, None)), ("百分之六十", (0.6, None)),
+                          ("我给九十分。", (0.9, None)), ("大概百分之八十五吧", (0.85, None)),
+                          ("九十五", (0.95, None))))
+        # minutes are no points; a lone 一 is part of a word
+        self.assertReads((("30分钟", (None, "answer_repeated")),
+                          ("一番自信がある", (None, "no_value"))))
+
+    def test_russian_arabic_and_hindi_replies(self):
+        self.assertReads((("Уверен на 70 процентов.", (0.7, None)),
+                          ("Примерно 95 процентов", (0.95, None)),
+                          ("بنسبة ٨٠ في المئة", (0.8, None)),
+                          ("मुझे ७५ प्रतिशत यकीन है", (None, "answer_repeated")),
+                          ("लगभग ८० प्रतिशत विश्वास", (0.8, None))))
+        self.assertReads((("Уверенность в ответе: 0,8", (0.8, None)),
+                          ("الثقة: ٠٫٧", (0.7, None)),
+                          ("संभावना: 0.55", (0.55, None))), "probability")
+
+    def test_nested_fields_and_a_scale_end_field(self):
+        self.assertReads((
+            ('{"result": {"confidence": 65, "max": 100}}', (0.65, None)),
+            ('{"confidence": {"value": 40, "out_of": 100}}', (0.4, None)),
+            ('{"min": 0, "max": 100, "confidence": 85}', (0.85, None))))
+        # near-miss: two confidences in one object compete
+        self.assertReads((('{"a": {"confidence": 30}, "b": {"confidence": 70}}',
+                           (None, "competing_values")),))
+
+    def test_a_value_with_its_margin(self):
+        self.assertReads((("65 +/- 10", (0.65, None)), ("About 90, give or take 5.", (0.9, None)),
+                          ("75 (±5)", (0.75, None)), ("60 plus or minus 15", (0.6, None))))
+        self.assertReads((("0.8 +/-0.1", (0.8, None)),), "probability")
+        # near-miss: two values without a margin still compete
+        self.assertReads((("65 or 75", (None, "competing_values")),))
+
+    def test_the_scale_named_before_the_value(self):
+        self.assertReads((("On a 0-100 scale: 45", (0.45, None)),
+                          ("Using the 0 to 1 scale: 0.3", (0.3, None))), "probability")
+        self.assertReads((("Scale 0-10: 7", (0.7, None)),))
+
+
 if __name__ == "__main__":
     unittest.main()
