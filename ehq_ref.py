@@ -10009,13 +10009,14 @@ ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is
 MARGIN_SIGN = deferred_pattern(r"\+/-?|\bplus or minus\b|\bgive or take\b", re.IGNORECASE)
 MARGIN_TEST = deferred_pattern(r"\+/|minus|give or take")  # one is in every MARGIN_SIGN match
 # A confidence's wording in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Turkish,
-# Indonesian, Russian, Hindi and Arabic, read in the English
+# Indonesian, Russian, Hindi, Arabic, Japanese and Korean, read in the English
 # words the reader knows (confidence_text): percent words, a denominator ("8 sobre 10"), a
 # range ("tra 80 e 90"), a correction ("nein, eher 50"); CONFIDENCE_TRANSLATION_TEST is
 # their one alternation, tried first.
 _TRANSLATIONS = (
     (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent|persen|процент\w*|"
      r"प्रतिशत|(?:بال|في ال)(?:مئة|مائة))\b", "percent"),
+    (r"(?<=\d)\s*(?:パーセント|퍼센트)", " percent "),  # written without spaces: no \b before it
     (r"\byüzde\s+(\d+(?:[.,]\d+)?)", r"\1 percent"),
     (r"(?<=\d)\s+(?:sur|sobre|von|su|em)\s+(?=\d)", " out of "),
     (r"\b(?:zwischen|entre|tra|fra)\s+(?=\d)", "between "),
@@ -10259,9 +10260,9 @@ maybe perhaps probably prob probs lol lmao haha tbh imo imho ngl honestly really
 pts points pc säker eminim yakin уверен уверена विश्वास निश्चित
 """.split())
 # what may begin the text after a value in languages written without spaces (_cjk_value_word):
-# a copula, a percent word, "about" or points ("30分": a score out of 100)
-CJK_VALUE_WORDS = frozenset("です だ である パーセント パーセントです 입니다 이다 퍼센트 퍼센트입니다 "
-                            "左右 左右です くらい ぐらい 分 吧".split())
+# a copula, "about", a particle or points ("30分": a score out of 100); a percent word is
+# "percent" by then (_TRANSLATIONS)
+CJK_VALUE_WORDS = frozenset("です だ である 입니다 이다 左右 くらい ぐらい 分 吧".split())
 PROMPT_WORDS = frozenset("integer integers number numbers value digit digits only word".split())
 CONFIDENCE_LEAD = frozenset("""
 about around roughly approximately approx maybe perhaps probably say call estimate estimated

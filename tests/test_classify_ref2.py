@@ -3506,6 +3506,9 @@ class Round9ConfidenceTest(ReadCases, unittest.TestCase):
         self.assertReads((("七十パーセントです。", (0.7, None)), ("百分之六十", (0.6, None)),
                           ("我给九十分。", (0.9, None)), ("大概百分之八十五吧", (0.85, None)),
                           ("九十五", (0.95, None))))
+        # a percent word marks the value as percent on the probability scale; a bare 80 is not
+        self.assertReads((("八十パーセント", (0.8, None)), ("65퍼센트입니다", (0.65, None)),
+                          ("八十", (None, "out_of_range"))), "probability")
         # minutes are no points; a lone 一 is part of a word
         self.assertReads((("30分钟", (None, "answer_repeated")),
                           ("一番自信がある", (None, "no_value"))))
