@@ -4809,6 +4809,12 @@ PUNCTUATION_FORMS = str.maketrans({
     "\u2212": "-", "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u2002": " ",
     "\u2003": " ", "\u200b": "", "\ufeff": "", "\u2026": "...", "\u00ab": '"', "\u00bb": '"',
     "\u2032": "'", "\u2033": '"', "\t": " ", "\r": "",
+    # the full stops of Chinese and Japanese, written without a space after them, and the
+    # Arabic comma and question mark (CLAUSE_BOUNDARY and PIECE_BREAK read their ASCII forms)
+    "\u3002": ". ", "\uff01": "! ", "\uff1f": "? ", "\u060c": ",", "\u061f": "?",
+    # Arabic short vowels, doubling and lengthening marks, optional in writing ("لديّ" is
+    # "لدي"): one form for the markers
+    **{chr(mark): "" for mark in (*range(0x64B, 0x653), 0x670, 0x640)},
 })
 MARKDOWN_LINE = deferred_pattern(r"^\s*(?:#{1,6}\s+|>\s*|(?:[-*+\u2022]|\d{1,2}[.)])\s+)*")
 MARKDOWN_INLINE = deferred_pattern(r"\*\*|__|~~|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"
@@ -5360,7 +5366,16 @@ _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:th
 # (not a translation). Per language: its commonest function words (a clause holding one is
 # read in that language: it writes thousands with a dot, "82.500") and the patterns of the
 # roles it has forms for ("I don't know", "I have no information", "the document does not
-# state", "I'm not sure", "I think"); CLAUSE_ROLES takes them in after its own.
+# state", "I'm not sure", "I think"); CLAUSE_ROLES takes them in after its own. A language
+# that writes thousands otherwise lists no function words; its "fillers" are words that say
+# nothing, as "sorry" and "so" say nothing (FILLER_WORDS).
+#
+# Japanese, Korean and Chinese put what a limit declines before its verb ("2026年の結果につい
+# ての情報は持っていません": "about the 2026 results I have no information"), and Chinese and
+# Japanese write no spaces, so \b and the word before a marker mean nothing there: a forward
+# marker of theirs takes in its piece from the start (_TOPIC), the words it declines.
+_TOPIC = r"^[^\n]*?"
+_JA_CONCESSION = r"(?:が|けど|けれど)"  # "分かりませんが、X": "I don't know, but X"
 OTHER_LANGUAGES = (
     ("de", "und nicht ist sind wurde wurden zum zur für auf bei nach über ich eine einen dem "
            "sich etwa rund kamen waren beträgt liegt lag vom im", {
@@ -5392,6 +5407,10 @@ OTHER_LANGUAGES = (
                         r"\b(?:soweit|soviel) ich wei(?:ß|ss)\b",
                         r"\bwenn ich mich (?:recht |richtig )?(?:erinnere|nicht irre)\b",
                         r"\b(?:vielleicht|wahrscheinlich|vermutlich|möglicherweise)\b"),
+        # "Jahrhundert" is a century
+        "counts": (r"\b(?!jahr)\w*(?:zwanzig|dreißig|dreissig|vierzig|fünfzig|sechzig|siebzig|"
+                   r"achtzig|neunzig|hundert|tausend)\b", r"\b(?:zwei|drei|vier|fünf|sechs|sieben|"
+                   r"acht|neun|zehn|zwölf|\w+zehn)\b"),
         "months": ("januar jänner", "februar", "märz", "april", "mai", "juni", "juli",
                    "august", "september", "oktober", "november", "dezember"),
     }),
@@ -5473,6 +5492,122 @@ OTHER_LANGUAGES = (
         "uncertainty": (r"\b(?:acho|creio|suponho)\b", r"\b(?:talvez|provavelmente|"
                         r"possivelmente)\b"),
     }),
+    ("nl", "het niet een werd werden ongeveer geen zijn", {
+        "premise_rejection": (r"\b(?:bestaat|bestond) (?:helemaal )?niet\b",
+                              r"\bheeft (?:nooit|niet) bestaan\b"),
+        "document_silence": (
+            r"\b(?:het |de |dit )?(?:artikel|tekst|document|bericht|verslag|rapport)\w* "
+            r"(?:noemt|vermeldt|geeft|zegt|bevat|toont)\b(?: [\w-]+){0,6}? (?:niet|geen)\b",
+            r"\b(?:dat |dit |het )?(?:staat|stond) (?:niet|nergens) (?:vermeld )?in\b",
+            r"\b(?:wordt|werd|is) (?:niet|nergens) (?:genoemd|vermeld|gegeven|"
+            r"aangegeven|gespecificeerd)\b",
+            r"\b(?:zwartgelakt|weggelakt|onleesbaar gemaakt|weggelaten|verwijderd)\b"),
+        "knowledge_limit": (
+            r"\bik weet (?:het|dat)? ?niet\b(?! (?:zeker|precies)\b)",
+            r"\bik heb (?:helaas )?geen (?:informatie|gegevens|idee|kennis)\b",
+            r"\bgeen idee\b", r"\bik kan (?:het |dat )?niet (?:zeggen|beantwoorden)\b"),
+        "doubt": (r"\b(?:ik (?:weet|ben) (?:het )?)?niet (?:helemaal |zo |echt )?zeker\b",
+                  r"\bzeker weten doe ik het niet\b", r"\bik weet het niet precies\b"),
+        "uncertainty": (r"\bik (?:vermoed|denk|geloof|schat|gok)\b",
+                        r"\b(?:misschien|waarschijnlijk|vermoedelijk|wellicht|mogelijk)\b",
+                        r"\bvolgens mij\b", r"\bals ik me niet vergis\b"),
+        "fillers": ("helaas", "dus"),
+        "counts": (r"\b\w*(?:twintig|dertig|veertig|vijftig|zestig|zeventig|tachtig|negentig|"
+                   r"honderd|duizend)\b", r"\b(?:twee|drie|vier|vijf|zes|zeven|acht|negen|tien|"
+                   r"twaalf|\w+tien|miljoen)\b"),
+    }),
+    ("ru", "", {
+        "premise_rejection": (r"\bне существ(?:ует|уют|овало|овал[аои]?)\b",),
+        "document_silence": (
+            r"\b(?:документ|текст|стать|отч[её]т|сообщени|заявлени)\w* (?:не|ничего не) "
+            r"(?:указ|говор|сообща|упомина|привод|называ|раскрыва)\w*",
+            r"\bне (?:указан[аоы]?|упоминается|упомянут[аоы]?|приводится|сообщается|"
+            r"раскрыт[аоы]?|сказано|названа?[оы]?)\b",
+            r"\b(?:скрыт|удал[её]н|вычеркнут|замазан|зачеркнут)[аоы]?\b"),
+        "knowledge_limit": (
+            r"\bу меня нет (?:[\w-]+ ){0,2}?(?:информации|данных|сведений)\b",
+            r"\bя не (?:знаю|располагаю)\b", r"\bмне (?:ничего )?не известн\w*",
+            r"\b(?:я )?не (?:могу|в состоянии) (?:сказать|ответить|назвать|определить|"
+            r"сообщить|указать)\b",
+            r"\bнет (?:[\w-]+ )?(?:данных|информации|сведений)\b"),
+        "doubt": (r"\b(?:я )?не (?:совсем |очень |до конца |вполне )?уверен[аы]?\b",
+                  r"\bне помню точно\b"),
+        "uncertainty": (r"\b(?:кажется|по-моему|похоже|возможно|вероятно|наверное|видимо|"
+                        r"пожалуй)\b", r"\b(?:я )?(?:думаю|полагаю|предполагаю)\b",
+                        r"\bесли (?:я )?не ошибаюсь\b", r"\bнасколько (?:я )?(?:знаю|помню)\b"),
+        "fillers": ("к сожалению", "увы", "извините", "простите", "поэтому"),
+        "counts": (r"\b(?:два|две|три|четыре|пять|шесть|семь|восемь|девять|десять|\w+надцать|"
+                   r"двадцат\w*|тридцат\w*|сорок\w*|\w+десят\w*|сто|двести|тысяч\w*|"
+                   r"миллион\w*)\b",),
+    }),
+    ("ar", "", {
+        "document_silence": (
+            r"\b(?:لا|لم) (?:يذكر|تذكر|يحدد|تحدد|يوضح|توضح|يتضمن|تتضمن|يرد|ترد|يكشف|تكشف)\b",
+            r"\bغير (?:مذكور|محدد|مبين|موضح|معلن)[ةه]?\b",
+            r"\b(?:تم )?(?:حجب|حذف|إخفاء|اخفاء|طمس)\b", r"\b(?:محجوب|محذوف|مخفي)[ةه]?\b"),
+        "knowledge_limit": (
+            r"\b(?:لا|ليس|ليست) (?:[أا]ملك|لدي|تتوفر لدي|تتوافر لدي|يتوفر لدي|توجد لدي|"
+            r"يوجد لدي)(?: [أا]ي)? (?:معلومات|معلومة|بيانات)\b",
+            r"\b(?:لا|لست) (?:[أا]عرف|[أا]علم|[أا]دري)\b",
+            r"\b(?:لا [أا]ستطيع|لا يمكنني|يتعذر علي)\b", r"\bليس لدي(?: [أا]ي)? (?:فكرة|علم)\b"),
+        "doubt": (r"\b(?:لست|غير) (?:متأكد|متاكد|واثق)[اةه]?\b",),
+        "uncertainty": (r"\b(?:[أا]عتقد|[أا]ظن|ربما|يبدو|[أا]رجح|على ال[أا]رجح|من المحتمل|"
+                        r"يحتمل|لعله)\b",),
+        "fillers": ("عذرا", "آسف", "آسفة", "للأسف", "لذلك", "لذا"),
+    }),
+    ("ja", "", {
+        "premise_rejection": (_TOPIC + r"(?:存在|実在)し(?:ません|ない)",),
+        "document_silence": (
+            _TOPIC + r"(?:記載|言及|明記|記述)(?:は|が|されて(?:い|お)?)?(?:ありません|ません|ない)",
+            _TOPIC + r"(?:書かれて|示されて|述べられて|触れられて)(?:い|お)?(?:ません|ない)",
+            _TOPIC + r"(?:黒塗り|伏せ字|伏せられ|削除され|塗りつぶされ|隠され)"),
+        "knowledge_limit": (
+            _TOPIC + r"(?:情報|データ|資料|記録|知識)(?:は|が|を|も)?(?:持っていません|"
+            r"持っておりません|持ち合わせていません|ありません|ございません|見つかりません|"
+            r"見当たりません)",
+            # "はっきりとは分かりませんが" ("I don't know for sure, but") is a doubt
+            _TOPIC + r"(?<!はっきりとは)(?<!はっきりは)(?<!確かなことは)(?<!正確には)(?:分かりません|"
+            r"わかりません|知りません|存じません|存じ上げません)(?!" + _JA_CONCESSION + ")",
+            _TOPIC + r"(?:お答え|回答|お答えすること|答えること|申し上げること)(?:は|が)?"
+            r"(?:でき|致しかね|いたしかね)(?:ません|ます)",
+            _TOPIC + r"(?:答えられ|特定でき|判断でき)ません"),
+        "doubt": (r"(?:はっきり|確か|正確)(?:な(?:こと)?|に|と)?は?(?:分かりません|わかりません|"
+                  r"言えません|覚えていません)",
+                  r"(?:分かりません|わかりません|知りません)(?=" + _JA_CONCESSION + ")",
+                  r"(?:自信|確信)(?:は|が)(?:ありません|ない|持てません)", r"定かでは(?:ありません|ない)"),
+        "uncertainty": (r"と思(?:います|う|われます)", r"(?:かもしれ(?:ません|ない)|でしょう|だろう)",
+                        r"(?:おそらく|恐らく|たぶん|多分|ようです)"),
+    }),
+    ("zh", "", {
+        "premise_rejection": (_TOPIC + r"(?:不存在|从未存在)",),
+        "document_silence": (
+            _TOPIC + r"(?:没有|并未|未)(?:给出|提到|提及|说明|写明|列出|透露|披露|指出|注明|载明|"
+            r"提供)",
+            _TOPIC + r"(?:被|已被|遭)(?:隐去|删除|删去|遮盖|遮挡|涂黑|隐藏|抹去|屏蔽)"),
+        "knowledge_limit": (
+            _TOPIC + r"我(?:目前|暂时|现在)?并?(?:没有|没|无)(?:掌握|找到)?[^\n]{0,40}?(?:信息|资料|"
+            r"数据|记录|消息)",
+            _TOPIC + r"并?不(?:知道|清楚|了解)",
+            _TOPIC + r"(?:无法|不能|没法|无从)(?:回答|确定|提供|得知|告诉|判断|知道|给出)"),
+        "doubt": (r"不(?:太|是很|是太|完全|十分)?(?:确定|肯定|清楚)", r"没(?:有)?把握"),
+        "uncertainty": (r"(?<!不)可能", r"(?:也许|或许|大概|好像|似乎|估计|应该是)",
+                        r"我(?:认为|觉得|猜|相信)"),
+    }),
+    ("ko", "", {
+        "premise_rejection": (_TOPIC + r"존재하지 않",),
+        "document_silence": (
+            _TOPIC + r"(?:나와 있지 않|언급되(?:어 있)?지 않|명시되(?:어 있)?지 않|"
+            r"기재되(?:어 있)?지 않)",
+            _TOPIC + r"(?:가려져|삭제되어|지워져) 있"),
+        "knowledge_limit": (
+            _TOPIC + r"(?:정보|자료|데이터)(?:가|를|는)? (?:없습니다|없어요|갖고 있지 않|"
+            r"가지고 있지 않)",
+            _TOPIC + r"(?:알지 못합니다|모릅니다|모르겠습니다|알 수 없습니다)",
+            _TOPIC + r"(?:답변|대답)(?:을|해)? ?(?:드릴|할) 수 없습니다"),
+        "doubt": (r"확실(?:하지 않|치 않|히는 모르)", r"확신(?:이|은) 없", r"잘 모르겠지만"),
+        "uncertainty": (r"것 같(?:습니다|아요|다)", r"\b아마(?:도)?\b", r"(?:라고|다고) 생각합니다"),
+        "fillers": ("죄송하지만", "죄송합니다", "유감스럽게도", "따라서", "그래서"),
+    }),
 )
 OTHER_LANGUAGE_WORDS = frozenset(word for _, words, _ in OTHER_LANGUAGES for word in words.split())
 OTHER_LANGUAGE_WORD = deferred_pattern(r"(?<![\w'-])(?:" + "|".join(sorted(
@@ -5489,8 +5624,15 @@ def in_other_language(text):
 
 
 def other_language_markers(role):
-    """The patterns of one role in every language of OTHER_LANGUAGES, in the table's order."""
+    """The patterns of one role (or of "counts") in every language of OTHER_LANGUAGES, in the
+    table's order."""
     return tuple(pattern for _, _, roles in OTHER_LANGUAGES for pattern in roles.get(role, ()))
+
+
+# A count written in words of another language ("ongeveer twintig", "vierentwintig"): the
+# languages whose count words are no English words (German, Dutch, Russian) declare them.
+OTHER_LANGUAGE_COUNT = deferred_pattern("|".join(other_language_markers("counts")),
+                                        re.IGNORECASE)
 
 
 def other_language_months():
@@ -7002,6 +7144,11 @@ def folded_words(text):
     return _ASCII_WORD_TOKEN.findall(text.casefold())
 
 
+# The fillers of OTHER_LANGUAGES, folded as words are ("к сожалению" gives two).
+FILLER_WORDS = frozenset(word for _, _, roles in OTHER_LANGUAGES
+                         for word in folded_words(" ".join(roles.get("fillers", ()))))
+
+
 def stems_of(text):
     """The set of stems of the words of text, with hyphenated words also split."""
     stems = set()
@@ -7341,9 +7488,12 @@ DATE_MENTION = deferred_pattern(
     rf"|\b(?:(?P<sq>early|mid|late)[\s-]+)?(?P<season>spring|summer|autumn|fall|winter)"
     rf"(?:\s+of)?\s+(?P<sy>\d{{4}})\b",
     re.IGNORECASE)
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, Han, Hangul
+# A year: CJK text has no spaces, so a CJK letter before a year is no part of it ("于1814
+# 年"), and after it only the year unit may follow ("1814年", "1814년"; "1500人" is a count).
 YEAR_MENTION = deferred_pattern(
-    r"(?<![\w.,$€£-])(?P<year>\d{3,4})(?:\s*(?P<era>BCE?|AD|CE|B\.C\.|"
-    r"A\.D\.))?(?![\w%]|[.,]\d|\s*(?:%|percent|million|billion|thousand|"
+    rf"(?<![.,$€£-])(?<![^\W{CJK}])(?P<year>\d{{3,4}})(?:\s*(?P<era>BCE?|AD|CE|B\.C\.|"
+    r"A\.D\.))?(?![^\W年년]|%|[.,]\d|\s*(?:%|percent|million|billion|thousand|"
     r"people|visitors|km|m\b|kg|feet|ft|miles|metres|meters|dollars|"
     r"euros|pounds|yen))", re.IGNORECASE)
 # round 7: a day said as an ordinal word next to its month ("the twentieth of October",
@@ -7733,8 +7883,8 @@ class AnswerContext:
         said = self._said.get(word)
         if said is None:
             key = stem(word)
-            said = not (word in STOPWORDS or key in STOPWORDS or self.asks(key) or
-                        key == "redact")
+            said = not (word in STOPWORDS or key in STOPWORDS or word in FILLER_WORDS or
+                        self.asks(key) or key == "redact")
             if len(self._said) < 4096:
                 self._said[word] = said
         return said
@@ -8113,8 +8263,8 @@ def has_expected_candidate(text, context, strict=False):
 
     time: a date, a month, a year (not one the question names), a decade or a century;
     quantity: a number (not one the question names, not a date or a year unless it stands
-    next to the counted noun: counts_the_unit), number words or a finishing place in words
-    ("second", "runner-up": places_as_ordinals);
+    next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
+    finishing place in words ("second", "runner-up": places_as_ordinals);
     person, place and name: a capitalized name or quoted title that is not the question's
     (names_in); yesno: yes, no or a negation; entity: a name, number or quoted title, or
     (not strict) any word the question did not use.
@@ -8142,7 +8292,8 @@ def has_expected_candidate(text, context, strict=False):
                         not counts_the_unit(digits, match, context):
                     continue
                 return True
-        return COUNT_WORD.search(text) is not None
+        return COUNT_WORD.search(text) is not None or \
+            OTHER_LANGUAGE_COUNT.search(text) is not None
     if kind in ("person", "place", "name"):
         return bool(names_in(text, context))
     if kind == "yesno":
@@ -10217,7 +10368,6 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"(?:again|more)|having thought|after (?:some )?thought|let's (?:say|go "
                         r"with|call it)|let us say|in the end|adjusted|updated)\b"
                         r"|\.\.\.\s*no\b|" + _ADJUSTMENT_BEFORE_RESULT, re.IGNORECASE)
-CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, Han, Hangul
 # a number on its own (a letter or digit next to it makes it part of a word), or beside CJK
 # text, which has no spaces ("信頼度は90です")
 CONFIDENCE_NUMBER = deferred_pattern(

@@ -1093,6 +1093,8 @@ class LexiconTest(unittest.TestCase):
         "No tengo informaci\u00f3n; creo que no lo s\u00e9. N\u00e3o sei, talvez 1912.",
         "Non lo so, forse il documento non specifica. NON SO. WEISS ICH NICHT.",
         "\u0130stanbul? I don't know; the document never gives it.",  # lowering lengthens it
+        "申し訳ありませんが、情報は持っていません。我不太确定，可能是1814年。 لا أملك معلومات.",
+        "Кажется, у меня нет информации; het staat niet in het artikel. 아마 정보가 없습니다.",
     )
 
     def test_scan_equals_the_alternation(self):
@@ -3543,6 +3545,75 @@ class Round9ConfidenceTest(ReadCases, unittest.TestCase):
         self.assertReads((("On a 0-100 scale: 45", (0.45, None)),
                           ("Using the 0 to 1 scale: 0.3", (0.3, None))), "probability")
         self.assertReads((("Scale 0-10: 7", (0.7, None)),))
+
+
+class Round9LanguageTest(LabelCases, unittest.TestCase):
+    """Round 9 (blind): limits, document silence and hedges in Japanese, Chinese, Korean,
+    Russian, Arabic and Dutch (OTHER_LANGUAGES), CJK text written without spaces."""
+
+    def test_knowledge_limits_and_refusals(self):
+        self.assert_labels((
+            ("その大会の結果に関するデータはございません。", PCQ_WINNER, "ABSTAIN"),
+            ("残念ながら、誰が優勝したかはお答えすることができません。", PCQ_WINNER, "ABSTAIN"),
+            ("申し訳ございませんが、この指揮者については存じません。", FEQ_PER, "ABSTAIN"),
+            ("抱歉，我没有关于这场比赛结果的信息。", PCQ_WINNER, "ABSTAIN"),
+            ("我无法回答这个问题。", HNQ_WHO, "ABSTAIN"),
+            ("죄송하지만 그 대회 결과에 대한 정보가 없습니다.", PCQ_WINNER, "ABSTAIN"),
+            ("Извините, я не знаю, кто выиграл этот турнир.", PCQ_WINNER, "ABSTAIN"),
+            ("Мне не известно, сколько кораблей затонуло.", HNQ_COUNT, "ABSTAIN"),
+            ("ليس لدي أي معلومات عن هذا الفائز.", PCQ_WINNER, "ABSTAIN"),
+            ("للأسف، لا أعرف من فاز باللقب.", PCQ_WINNER, "ABSTAIN"),
+            ("لا تتوفّر لديّ بيانات عن هذا السباق، لذا لا أستطيع الإجابة.", PCQ_WINNER,
+             "ABSTAIN"),
+            ("Ik heb helaas geen informatie over die regatta.", HNQ_WHO, "ABSTAIN"),
+            ("分かりません。", HNQ_WHO, "ABSTAIN")))
+
+    def test_document_silence(self):
+        self.assert_labels((
+            ("公告里并未提到股息的金额。", CCQ_FIN, "ABSTAIN"),
+            ("文書には配当額の記載がありません。金額は黒塗りにされています。", CCQ_FIN,
+             "ABSTAIN"),
+            ("В документе не указана сумма дивиденда: она скрыта.", CCQ_FIN, "ABSTAIN"),
+            ("لا يذكر البيان قيمة الأرباح، فهي محجوبة.", CCQ_FIN, "ABSTAIN"),
+            ("Het bericht noemt het dividend niet; het bedrag is zwartgelakt.", CCQ_FIN,
+             "ABSTAIN")))
+
+    def test_hedges(self):
+        self.assert_labels((
+            ("確かなことは言えませんが、8隻だったかもしれません。", HNQ_COUNT, "HEDGE"),
+            ("はっきりとは分かりませんが、1814年だと思います。", HNQ_YEAR, "HEDGE"),
+            ("我觉得是8艘。", HNQ_COUNT, "HEDGE"),
+            ("没有把握，大概是1814年。", HNQ_YEAR, "HEDGE"),
+            ("아마 1814년일 것 같습니다.", HNQ_YEAR, "HEDGE"),
+            ("Я не уверен, но, возможно, это был Wally Kinnear.", HNQ_WHO, "HEDGE"),
+            ("Думаю, около восьми кораблей.", HNQ_COUNT, "HEDGE"),
+            ("ربما كان ذلك في عام 1814.", HNQ_YEAR, "HEDGE"),
+            ("لست متأكدًا، لكن أعتقد أنه Wally Kinnear.", HNQ_WHO, "HEDGE"),
+            ("Volgens mij was het Wally Kinnear, maar ik weet het niet zeker.", HNQ_WHO,
+             "HEDGE")))
+
+    def test_a_guess_in_number_words_after_a_silence(self):
+        self.assert_labels((
+            ("Het verslag noemt het aantal bezoekers niet. Ik denk dat het er ongeveer "
+             "vijftigduizend waren.", CCQ_CROWD, "HEDGE"),
+            ("Der Bericht nennt die Besucherzahl nicht. Vielleicht waren es zweiundzwanzigtausend.",
+             CCQ_CROWD, "HEDGE"),
+            # near-miss: the silence alone, no guess
+            ("Het verslag noemt het aantal bezoekers niet.", CCQ_CROWD, "ABSTAIN")))
+
+    def test_confident_answers_in_other_scripts_stay_confident(self):
+        self.assert_labels((
+            ("1814年に署名されました。", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("该条约于1814年签订。", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("Договор подписан в 1814 году.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("تم توقيع المعاهدة عام 1814.", HNQ_YEAR, "CONFIDENT_CORRECT"),
+            ("Ik weet het zeker: het was 1814.", HNQ_YEAR, "CONFIDENT_CORRECT")))
+
+    def test_ideographic_stops_end_a_sentence(self):
+        clauses = [c["text"] for c in ref2.answer_clauses(ref2.prepared_text(
+            "1814年です。でも自信がありません！"))]
+        self.assertEqual(clauses, ["1814年です.", "でも自信がありません!"])
+        self.assertEqual(ref2.prepared_text("لديّ، عذرًا؟"), "لدي, عذرا?")
 
 
 if __name__ == "__main__":
