@@ -5739,7 +5739,8 @@ CLAUSE_ROLES = (
         r"\bun(?:specified|disclosed|stated|mentioned|named|reported|quantified)\b",
         r"\b(?:is|was|are|were|has been|have been|appears to be|seems to be|been|got)? ?"
         r"(?:redacted|withheld|omitted|blanked(?: out)?|blacked out|censored|masked|obscured|"
-        r"elided|left (?:blank|out)|cut out|hidden|removed|replaced (?:by|with))\b",
+        r"elided|left (?:blank|out)|cut out|taken out|struck out|stripped out|excised|hidden|"
+        r"removed|replaced (?:by|with))\b",
         r"\bredacts?\b|\bwithholds?\b|\bomits?\b|\bhides?\b|\bblanks? out\b",
         r"\[redacted\]",
         r"\b(?:redacted|withheld|missing|omitted|blank|masked|removed|hidden) (?:value|figure|"
@@ -5757,6 +5758,9 @@ CLAUSE_ROLES = (
         r"\b(?:isn't|is not|aren't|are not|wasn't) (?:there|present|in there)\b",
         # round 7: the same in chat words ("that's not in there", "it ain't in there")
         r"'s not (?:in )?there\b|\bain't (?:in )?there\b",
+        # round 9: the gap named as such ("there's a gap right after 'by'", "and it's missing")
+        r"\b(?:it|that|this|which)'s (?:missing|absent|gone|blank)\b",
+        r"\bthere(?:'s| is) (?:a|an) (?:gap|blank|hole|empty (?:space|slot))\b",
         r"\b(?:only|merely|just) (?:says|states|mentions|notes|gives|tells|indicates|refers|"
         r"reports|describes|shows|lists|covers|that)\b",
         # round 7: the same with "only" after the verb ("It names only the runners-up")
@@ -5780,7 +5784,7 @@ CLAUSE_ROLES = (
         r"\b(?:leaves|left|leaving) (?:it|this|that|the [\w -]{1,30}?) "
         r"(?:out|blank|unstated|unspecified|open)\b",
         r"\b(?:leaves|left|leaving) out\b|\bomitted\b|\bskips\b",
-        r"\bnothing in the " + _DOC + r"\b",
+        r"\bnothing (?:else )?in the " + _DOC + r"\b",
         r"\bnowhere in the " + _DOC + r"\b",
         r"\bnot (?:something|anything|what) (?:that )?the " + _DOC + r" (?:\w+ )?(?:says|"
         r"states|gives|specifies|mentions|provides)\b",
@@ -5840,15 +5844,23 @@ CLAUSE_ROLES = (
         r"\bi " + _CANT + r" (?:(?:reliably|confidently|definitively|accurately) )?"
         r"(?:find|locate|identify|determine|answer|tell|say|provide|give|access|know|recall|"
         r"remember|pinpoint|offer|retrieve|look up|speak to|trace|name|point to|state|place|"
-        r"report|supply|match|attribute)\b",
+        r"report|supply|match|attribute|date)\b",
         r"^\W*(?:can(?:'t|not)|could(?:n't| not)|unable to) (?:tell|say|determine|answer|find|"
         r"know|give)\b",
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not|nothing|nobody|none|no) (?:[\w'-]+ ){0,3}"
         r"(?:that )?i (?:can|could) (?:find|locate|trace|identify|place)\b",
+        # round 9: not one of the things of its kind I know ("X isn't among the Jordanian desert
+        # castles I know"): the ones I do know, listed after it, are no answer
+        r"\b(?:isn't|is not|wasn't|was not|aren't|are not) (?:one )?(?:among|of|in|on) (?:the|my) "
+        r"(?:[\w'-]+ ){0,5}?(?:(?:that|which) )?i(?: know| recogni[sz]e|(?: am|'m) (?:aware|"
+        r"familiar)|(?: have|'ve) (?:heard of|records? of|come across))\b",
         r"\bi(?:'m| am) (?:unable|not able) to\b(?! (?:verify|confirm|double-check|be (?:sure|"
         r"certain)))",
         r"\bi (?:lack|am lacking)\b",
         r"\b(?:unknown|unfamiliar|new) to me\b",
+        # round 9: nothing to give ("no number to give", said in verse)
+        r"^\W*(?:(?:there's|there is|i have|i've got) )?no (?:number|figure|date|name|answer|"
+        r"value|year|age|price|total) (?:to give|to offer|to share|to report|i can give)\b",
         r"\bi(?:'m| am) (?:honestly |really |just |simply |afraid i'm |sorry,? i'm )(?:unable|not "
         r"able) to (?!verify|confirm|double-check|be sure|be certain)",
         r"\b(?:draw(?:ing|n)?|drew|going|gone|went|mind (?:is|goes|went)) (?:(?:a|an absolute|"
@@ -5981,7 +5993,7 @@ CLAUSE_ROLES = (
     ("impersonal_limit", (
         r"\b(?:is|are|was|were|remains?|remained) (?:currently |still |publicly |largely )?"
         r"(?:unknown|not known|not (?:publicly )?(?:documented|recorded|available)|"
-        r"undocumented|unrecorded)\b",
+        r"undocumented|unrecorded)\b(?! to (?:me|us)\b)",  # "unknown to me" is mine (round 9)
         r"^\W*unknown\W*$", r"^\W*unknown " + _KINDS + r"\W*$",
         r"\b(?:little|nothing) (?:is|was) known\b",
     )),
@@ -6195,8 +6207,16 @@ CLAUSE_ROLES = (
         r"\b(?:best|advisable|a good idea|recommended|wise|worthwhile) to (?:check|consult|look|"
         r"refer|contact|visit|search)\b",
         r"\b(?:sources|websites|archives|records|databases|outlets|registries) (?:like|such as)\b",
+        # round 9: where the figure is published ("The JNE and ONPE publish the official results
+        # on their websites"): a source to check, said in the present tense
+        r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:publish(?:es)?|posts?|lists?|carr(?:y|ies)|keeps?) "
+        r"(?:the )?(?:(?:official|final|full|latest|certified|definitive|up-to-date) )?"
+        r"(?:results|figures|counts?|data|statistics|tall(?:y|ies)|numbers|decisions|records) "
+        r"(?:on|at|in|through) (?:its|their|the) (?:own |official )?(?:websites?|sites?|portals?|"
+        r"web ?pages?|databases?|gazettes?)\b",
         r"\b(?:likeliest|likely|best|right|obvious|good|first|natural) places? (?:to|for)\b",
-        r"\bwould be (?:the|a) (?:place|source|starting point|way)\b",
+        r"\bwould (?:probably |likely |perhaps |also )?be (?:the|a) (?:(?:best|right|obvious|good|"
+        r"natural|first|likeliest) )?(?:place|source|starting point|way)\b",
         # round 4, FEQ/CCQ: a source to check as the subject of advice ("The BRENDA database
         # would be the place to confirm it"): the source is part of the advice, not content
         r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:database|register|registry|registries|archive|list|"
@@ -6326,6 +6346,13 @@ _NAME_GARBLED = (r"\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\
 _LITTLE_KNOWN = (r"(?:newly|recently|new|brand-new|proprietary|obscure|small|private|local|"
                  r"regional|minor|niche|little-known|lesser-known|unpublished|self-published|"
                  r"experimental|in-house)")
+# round 9: why there is no record of the entity ("Perhaps she competed only in local races,
+# when many results went unrecorded"; "maybe his papers were never digitised").
+_UNRECORDED = (r"\b(?:perhaps|maybe|possibly|probably) (?:he|she|it|they|this|that|his|her|"
+               r"its|their)\b[^.;:]{0,60}?\b(?:only (?:[\w-]+ ){0,3}?" + _LITTLE_KNOWN +
+               r"|unrecorded|undocumented|unreported|uncatalogued|unindexed|(?:never|not) "
+               r"(?:been )?(?:recorded|documented|reported|digiti[sz]ed|indexed|catalogued|"
+               r"archived|published))\b")
 SPECULATION = deferred_pattern(
     _IF_REAL + r"|\bif (?:it|this|that|they|he|she|[\w' -]{2,40}?)(?:'s| is| was) (?:an? |the )?"
     r"(?:[\w-]+ (?:or|and) )?" + _LITTLE_KNOWN + r"\b"
@@ -6342,8 +6369,8 @@ SPECULATION = deferred_pattern(
     r"|" + _NAME_GARBLED + r"|different|off)\b"
     r"|\b(?:was|is|were) (?:an? )?(?:\w+ ){0,2}(?:local|minor|obscure|small|regional|"
     r"little-known|lesser-known|tiny) (?:figure|firm|company|person|business|entity|place|band|"
-    r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b",
-    re.IGNORECASE)
+    r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b|"
+    + _UNRECORDED, re.IGNORECASE)
 # round 4, FEQ/CCQ: the asker's name misremembered ("It may be a misremembered name", "you
 # may have misheard the name"), and whether the entity exists at all ("to confirm whether it
 # exists").
@@ -6356,7 +6383,8 @@ _WHETHER_REAL = (r"\bwhether (?:it|this|that|they|he|she|such an? \w+|the \w+) (
                  r"actually |even |ever )?(?:exists?|existed|is real|was real|is genuine)\b")
 # Speculation that is never a guess, whatever candidate it names.
 EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b|"
-                                         + _NAME_MISREMEMBERED + r"|" + _WHETHER_REAL,
+                                         + _NAME_MISREMEMBERED + r"|" + _WHETHER_REAL + r"|"
+                                         + _UNRECORDED,
                                          re.IGNORECASE)
 
 # Clauses that report what others believe, what came before, or what is usual: not the
@@ -6411,6 +6439,15 @@ SELF_CORRECTION = deferred_pattern(
     r"remembered|stated|typed|named|spelled|calculated)|was wrong|got (?:that|it) wrong|"
     r"made (?:a|an) (?:mistake|error)|stand corrected)|my (?:mistake|bad|error)|"
     r"scratch that|strike that|or rather)\b", re.IGNORECASE)
+# round 9: what follows a self-correction that withdraws the value instead of replacing it
+# ("let me correct that: $68.20 is a figure I remember from an earlier year"; "that date is
+# wrong"): the value is named only to be taken back.
+WITHDRAWN_VALUE = deferred_pattern(
+    r"\b(?:is|was|'s) (?:actually |really |probably )?(?:(?:wrong|incorrect|not right|not "
+    r"correct|a mistake|an error|mistaken)\b|(?:(?:a|the) (?:figure|number|value|price|date|name|"
+    r"result|reading|rate|total) (?:(?:that )?i (?:remember|recall|had|have|know) )?)?from "
+    r"(?:an? |the )?(?:earlier|previous|prior|different|other|another|older|last)\b)",
+    re.IGNORECASE)
 PASSIVE_AGENT = deferred_pattern(r"\b(?:is|are|was|were) (?:\w+ly )?\w+ed by\b", re.IGNORECASE)
 # The summary an answer ends on, also a strong cue ("In short, ...", "To answer directly: ...").
 STRONG_ANSWER_CUE = deferred_pattern(r"\b(?:the )?(?:correct |short |final |right )?answer(?: is|:)"
@@ -6436,6 +6473,14 @@ NEGATED = deferred_pattern(
     r"(?:\b(?:not|no|none|never|nor|neither|nobody|nothing|nowhere|without)\b"
     r"|n't\b)(?!(?: \w+){0,3} until\b)", re.IGNORECASE)
 
+# round 9: a doubt's complement that names the asked slot and states nothing of it ("I'm
+# unable to confirm the outcome of Peru's runoff"): the names in it are the question's topic,
+# not a candidate, while "the winner of the race was X" states one.
+DOUBTED_SLOT = deferred_pattern(
+    r"^\W*(?:the|its|his|her|their) (?:(?:exact|final|official|actual|precise|real) )?"
+    r"(?:outcome|result|winner|victor|figure|number|count|total|date|year|name|identity|answer|"
+    r"value|amount|price|level|rate)s? (?:of|for|in|at|from)\b"
+    r"(?![^.;:]*\b(?:was|were|is|are|as|being|won|went)\b)", re.IGNORECASE)
 # Complements that keep a doubt marker from carrying content unless they offer a candidate:
 # "I'm not sure [about this]", "I'm not certain [of the year]".
 COMPLEMENT = deferred_pattern(r"^\W*(?:who|whom|whose|what|when|where|which|why|how|whether|if|"
@@ -6468,6 +6513,22 @@ SOFT_LEAD = deferred_pattern(
     r"see|gather|know|recall)|to (?:the best of )?my (?:knowledge|recollection)|as i (?:recall|"
     r"remember|understand it)|i (?:think|believe|suspect)|probably|apparently|seemingly)\W*$",
     re.IGNORECASE)
+
+
+# round 9: a modal that only leads into advice ("X's archives might be good places to look",
+# "the registry could also be the place to start"): between the modal and the advice marker
+# a copula at most, so the modal qualifies the advice, not an answer.
+ADVICE_MODAL = deferred_pattern(r"^(?:might|may|could|would|should)\s+(?:(?:also|well|perhaps|"
+                                r"possibly|probably) )?(?:be )?(?:(?:the|some|a|an|your) )?\W*$",
+                                re.IGNORECASE)
+
+
+def qualifies_advice(piece, start, later):
+    """True when an uncertainty marker starting at start of piece is a modal that leads
+    straight into an advice (meta) marker, the next marker found (later), across a copula at
+    most (ADVICE_MODAL): "might be good places to look" is advice, not a hedged answer."""
+    return bool(later) and later[0][0] == "meta" and \
+        ADVICE_MODAL.match(piece[start:later[0][1]]) is not None
 
 
 # CCQ: the document's sentence reported with its gap ("The report says the board approved
@@ -8044,14 +8105,16 @@ def read_clause(clause, context, scanned=None):
     first role in ROLE_ORDER among its markers ("content" when it has none but carries
     content, "meta" when it has neither); content is True when a piece of the clause, with
     every marker and the complement of a forward, impersonal or meta marker removed (and a
-    doubt's complement unless it offers a candidate), still says something the question did
+    doubt's complement unless it offers a candidate and does not just name the asked slot:
+    DOUBTED_SLOT), still says something the question did
     not (content_words); answer_text is that remainder, what gold matching reads. A forward
     marker followed only by an anaphor or an adverb ("I don't know for sure", "I can't tell
     you that") qualifies an answer given elsewhere: it counts as doubt, unless an earlier piece
     of the clause has declined already (the anaphor is what it declined: "The dividend is
     withheld, so I can't give it"). An uncertainty marker before a forward marker in the same
     piece, or earlier pieces that are only a soft lead (SOFT_LEAD: "As far as I can tell, there
-    was never a bank called X"), qualify the abstention: the uncertainty is dropped. A quoted
+    was never a bank called X"), qualify the abstention: the uncertainty is dropped; so is an
+    uncertainty marker that leads straight into advice (qualifies_advice). A quoted
     span is a quotation (_quotation_role) or else content without markers; a blockquote line
     that quotes neither the document nor the question is the answerer's own words ("> I'm not
     certain about this attribution"), read as any clause.
@@ -8095,6 +8158,8 @@ def read_clause(clause, context, scanned=None):
         for number, (role, start, end, _) in enumerate(found):
             if start < cursor:
                 continue
+            if role == "uncertainty" and qualifies_advice(piece, start, found[number + 1:]):
+                continue
             remainder.append(piece[cursor:start])
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
             tail = piece[end:following]
@@ -8118,7 +8183,8 @@ def read_clause(clause, context, scanned=None):
                                    if later[0] == "doubt")
                 break
             if role == "doubt" and (COMPLEMENT.match(tail) or not tail.strip()):
-                if not has_expected_candidate(tail, context, strict=True):
+                if not has_expected_candidate(tail, context, strict=True) or \
+                        DOUBTED_SLOT.match(tail):
                     cursor = following
                     continue
             cursor = end
@@ -8403,6 +8469,23 @@ def alternative_candidates(text, kind, source=""):
     return None
 
 
+def withdrawn_values(clauses, facts):
+    """A self-correction that takes the value back instead of replacing it (SELF_CORRECTION,
+    then WITHDRAWN_VALUE: "Brent settled at $68.20 - actually, let me correct that: $68.20 is
+    a figure I remember from an earlier year") withdraws what it corrects: the clauses up to
+    and including it carry no content (a clause that is only content becomes meta)."""
+    for number, clause in enumerate(clauses):
+        cue = SELF_CORRECTION.match(clause["text"])
+        if cue is None or not WITHDRAWN_VALUE.search(clause["text"], cue.end()):
+            continue
+        for earlier in clauses[:number + 1]:
+            if earlier["content"]:
+                earlier.update(content=False, answer_text="", hedged=False)
+                if earlier["role"] == "content":
+                    earlier["role"] = "meta"
+                facts.add("value_withdrawn")
+
+
 def taken_up_as_a_guess(clauses):
     """Mark hedged each content clause followed by a hedge that only refers back to it
     ("..., though LFP batteries are commonly rated at 6,000 cycles - it might be that":
@@ -8510,10 +8593,20 @@ SLOT_NOUNS = {
     "place": frozenset(stem(w) for w in "place location city town country site venue".split()),
     "name": frozenset(stem(w) for w in "title".split()),
 }
+# round 9: what a question of who or what won asks for, whatever its kind ("I do not have
+# information about the results of Wimbledon 2026").
+RESULT_NOUNS = frozenset(stem(w) for w in "result outcome winner champion victor".split())
 # The noun phrase a limit ends on ("I don't know the winning margin", "not sure of his age at
 # the time"): a determiner, then up to six words to the end of the clause.
 LIMIT_OBJECT = deferred_pattern(r"\b(?:the|his|her|its|their)\s+([\w'-]+(?:\s+[\w'-]+){0,5})"
                                 r"\W*$", re.IGNORECASE)
+# round 9: what a limit's noun phrase is not: a reason given after it ("I am unable to provide
+# the figure, as it falls outside the period covered by my information") is cut off first, and
+# a phrase inside a wh-clause ("I cannot tell who took the crown in Vienna") is that clause's.
+LIMIT_REASON = deferred_pattern(r"(?:,\s*|\s)(?:as|because|since|given that|seeing as)\s+(?:it|"
+                                r"this|that|they|i|my|the)\b", re.IGNORECASE)
+WH_CLAUSE_BEFORE = deferred_pattern(r"\b(?:who|which|what|when|where|whether|how many|how much)"
+                                    r"(?:\s+[\w'-]+){0,3}\s*$", re.IGNORECASE)
 # Words that end a limit's noun phrase: prepositions and trailing adverbs ("the figure right
 # now", "his age at the time").
 DETAIL_PHRASE_END = frozenset("of at in for on by from during to with right now here offhand "
@@ -8534,25 +8627,31 @@ CHECKED_AGAINST_SOURCE = deferred_pattern(
 
 def limit_names_another_detail(clause, context):
     """True when a knowledge limit or doubt is about a named detail other than the one asked
-    for ("Kinnear won. I don't know the winning margin."): the clause ends on a noun phrase
-    (LIMIT_OBJECT, up to a preposition or trailing adverb: DETAIL_PHRASE_END) whose head, its
-    last word, is not a stop word ("the answer", "the details") and none of whose words is
-    one of the question's words or a noun of the asked slot (asked_noun, SLOT_NOUNS), unless
-    it checks the answer against a source (CHECKED_AGAINST_SOURCE). A limit
-    on the asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause
-    ("who won") or on the answer ("that", "it", also as the phrase's last word: "the place to
-    confirm that"; a choice among the candidates, a back reference: "which one the paper
-    used") names no other detail."""
+    for ("Kinnear won. I don't know the winning margin."): the clause, up to a reason given
+    after it (LIMIT_REASON), ends on a noun phrase (LIMIT_OBJECT, up to a preposition or
+    trailing adverb: DETAIL_PHRASE_END) whose head, its last word, is not a stop word ("the
+    answer", "the details") and none of whose words is one of the question's words or a noun
+    of the asked slot (asked_noun, SLOT_NOUNS; RESULT_NOUNS when it asks who won), unless it
+    checks the answer against a source (CHECKED_AGAINST_SOURCE). A limit on the asked slot
+    ("I don't know the exact year", "the count it reached"), on a wh-clause ("who won", "who
+    took the crown": WH_CLAUSE_BEFORE) or on the answer ("that", "it", also as the phrase's
+    last word: "the place to confirm that"; a choice among the candidates, a back reference:
+    "which one the paper used") names no other detail."""
     if clause["content"] or "back_reference" in clause["markers"]:
         return False
-    found = LIMIT_OBJECT.search(clause["text"])
-    if found is None or CHECKED_AGAINST_SOURCE.search(clause["text"]):
+    text = clause["text"]
+    reason = LIMIT_REASON.search(text)
+    text = text[:reason.start()] if reason is not None else text
+    found = LIMIT_OBJECT.search(text)
+    if found is None or CHECKED_AGAINST_SOURCE.search(text) or \
+            WH_CLAUSE_BEFORE.search(text, 0, found.start()):
         return False
     words = folded_words(found.group(1))
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
     if cut == 0 or words[cut - 1] in STOPWORDS or words[-1] in ANAPHORS:
         return False
-    slot = SLOT_NOUNS.get(context.kind, frozenset())
+    slot = SLOT_NOUNS.get(context.kind, frozenset()) | (
+        RESULT_NOUNS if context.asks_winner else frozenset())
     return not any(context.asks(key) or key == context.asked or key in slot
                    for key in map(stem, words[:cut]))
 
@@ -8683,6 +8782,13 @@ DOCUMENT_LISTING_LEAD = deferred_pattern(
     r"reports)\b", re.IGNORECASE)
 
 
+# round 9: a lead-in over examples or sources to check, not candidates ("There are many
+# sulfate minerals, for example:", "Here are some resources that might help you:").
+NO_CANDIDATES_LEAD = deferred_pattern(
+    r"\b(?:for example|for instance|such as|e\.g\.|resources?|sources?|places to (?:look|check|"
+    r"search)|websites?|links|references|databases|archives)\b", re.IGNORECASE)
+
+
 def document_listing(clauses):
     """The indexes of the clauses listed under a lead-in that announces the document's facts
     (a lead-in clause, DOCUMENT_LISTING_LEAD): the lines after it, up to the first line that
@@ -8698,18 +8804,43 @@ def document_listing(clauses):
     return listed
 
 
+# round 9, CCQ: a clause that reports what the document does give ("It mentions HTTP status
+# 429 and the paid-tier limit", "It tells us the society runs 74 branches now").
+DOCUMENT_REPORT = deferred_pattern(
+    r"^\W*(?:it|this|the (?:[\w-]+ ){0,2}?" + _DOC + r") (?:only |also |just )?(?:tells (?:us|"
+    r"you)|mentions|describes|covers|gives|lists|states|says|notes|includes|discusses|reports|"
+    r"explains|sets out|names|quotes|provides|details)\b", re.IGNORECASE)
+
+
+def set_against_silence(clauses, number, context):
+    """CCQ: True when a clause reports what the document gives (DOCUMENT_REPORT) and is set
+    against its silence on the asked slot in the same sentence: the next clause, joined by
+    "but", is document silence that names no other detail (limit_names_another_detail): "It
+    describes the KV-9's performance and power draw, but not the process node". What the
+    document does say is then context, not an answer."""
+    if number + 1 >= len(clauses) or not DOCUMENT_REPORT.match(clauses[number]["text"]):
+        return False
+    silence = clauses[number + 1]
+    return silence["joined"] == "but" and silence["role"] == "document_silence" and \
+        not limit_names_another_detail(silence, context)
+
+
 def candidate_listing(clauses, context):
-    """The indexes of the lines listed under a lead-in that is no document listing, when there
-    are two or more and each is a short candidate of the asked kind (at most
-    SHORT_CANDIDATE_WORDS words: has_expected_candidate): candidates for one slot, side by
-    side ("Common starting doses would be: - 75 mg - 100 mg - 150 mg"; round 6)."""
+    """The indexes of the lines listed under a lead-in that is no document listing and
+    announces no examples or sources (NO_CANDIDATES_LEAD), when there are two or more and each
+    is a short candidate of the asked kind (at most SHORT_CANDIDATE_WORDS words:
+    has_expected_candidate, a line's own asides passed over): candidates for one slot, side
+    by side ("Common starting doses would be: - 75 mg - 100 mg - 150 mg"; round 6)."""
     offered = set()
     for number, clause in enumerate(clauses):
-        if not clause.get("lead_in") or DOCUMENT_LISTING_LEAD.search(clause["text"]):
+        if not clause.get("lead_in") or DOCUMENT_LISTING_LEAD.search(clause["text"]) or \
+                NO_CANDIDATES_LEAD.search(clause["text"]):
             continue
         lines = []
         for later in range(number + 1, len(clauses)):
             line = clauses[later]
+            if line["kind"] == "aside" and line["host"] in lines:
+                continue  # a listed line's own aside ("Iván Cepeda (Pacto Histórico)")
             if line["joined"] != "line" or line["role"] in FORWARD_ROLES or \
                     len(line["text"].split()) > SHORT_CANDIDATE_WORDS or \
                     not has_expected_candidate(line["text"], context, strict=True):
@@ -8763,7 +8894,8 @@ def read_answer(answer, item, context=None):
     is read as its fields (fields_as_text).
 
     - An aside or quote without markers inside a forward clause belongs to that abstention
-      ("As of my cutoff (April 2024), I don't know").
+      ("As of my cutoff (April 2024), I don't know"), and inside advice (a meta clause with a
+      meta marker) to that advice ("Check the decisions (numbered like WHC/26/48.COM)").
     - An impersonal limit ("the size of the crew is unknown") is no abstention when another
       clause carries content: it describes the world, not the answerer.
     - After a forward abstention (knowledge limit, refusal, document silence, premise
@@ -8780,6 +8912,11 @@ def read_answer(answer, item, context=None):
       (candidate_listing), is a guess, hedged; a list of names joined by "or" is not one.
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
+    - CCQ: what the document gives, set against its silence on the asked slot
+      (set_against_silence: "It mentions X and Y, but not the free-tier limit"), is no guess.
+    - A self-correction that takes the value back withdraws the content up to it
+      (withdrawn_values: "$68.20 - actually, let me correct that: $68.20 is a figure I
+      remember from an earlier year").
     - "Fictional" inside an in-world description followed by the entity's facts rejects
       nothing (in_world_fiction).
     - A forward clause after an answer that doubts it, or gives the reason of a doubt about
@@ -8796,7 +8933,9 @@ def read_answer(answer, item, context=None):
         host = clause["host"]
         if host is None or clause["kind"] not in ("aside", "quote"):
             continue
-        if not clause["markers"] and clauses[host]["role"] in FORWARD_ROLES:
+        if not clause["markers"] and (clauses[host]["role"] in FORWARD_ROLES or
+                                      clauses[host]["role"] == "meta" and
+                                      "meta" in clauses[host]["markers"]):
             clause.update(role=clauses[host]["role"], content=False, answer_text="")
         elif clause["role"] in HEDGING_ROLES and clauses[host]["content"]:
             clauses[host]["hedged"] = True
@@ -8806,6 +8945,7 @@ def read_answer(answer, item, context=None):
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
     background_limits(clauses, context, facts)
+    withdrawn_values(clauses, facts)
     in_world_fiction(clauses, facts)
     if context.category == "CCQ":
         worked_out_answers(clauses, facts)
@@ -8833,6 +8973,9 @@ def read_answer(answer, item, context=None):
             if guess and set_apart(clauses, number):
                 guess = False
                 facts.add("look_alike_set_apart")
+            if guess and context.category == "CCQ" and \
+                    set_against_silence(clauses, number, context):
+                guess = False
             if guess:
                 facts.add("guess_after_abstention")
             else:
