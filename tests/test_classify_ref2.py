@@ -3572,6 +3572,28 @@ class Round9TraceTest(LabelCases, unittest.TestCase):
             ("Key facts:\n- Chancellor: Konrad Adenauer\n- President: Theodor Heuss\n"
              "- Capital: Bonn", self.CHANCELLOR, "CONFIDENT_CORRECT")))
 
+    def test_a_concession_opened_by_while_is_background(self):
+        self.assert_labels((
+            ("While the Vistula is often called Poland's longest river, the longest is "
+             "actually the Oder.", self.LONGEST, "CONFIDENT_WRONG"),
+            ("While some atlases list the Oder, the longest river in Poland is the Vistula.",
+             self.LONGEST, "CONFIDENT_CORRECT"),
+            # near-miss: "while" inside a clause joins two facts of one answer
+            ("The Vistula is the longest, flowing 1,047 km while draining most of the country.",
+             self.LONGEST, "CONFIDENT_CORRECT")))
+
+    def test_a_comparison_says_its_direction(self):
+        warmer = factual("PCQ-SCI-991", "By how much was July 2026 warmer than the 1991-2020 "
+                         "July average?", "0.72 °C", category="PCQ")
+        self.assert_labels((
+            ("July 2026 was 0.72 °C colder than the 1991-2020 average.", warmer,
+             "CONFIDENT_WRONG"),
+            ("It came in 0.72 °C cooler than the July norm.", warmer, "CONFIDENT_WRONG"),
+            # near-misses: the asked direction, said or left to the question
+            ("July 2026 was 0.72 °C warmer than the 1991-2020 average.", warmer,
+             "CONFIDENT_CORRECT"),
+            ("By 0.72 °C.", warmer, "CONFIDENT_CORRECT")))
+
 
 if __name__ == "__main__":
     unittest.main()
