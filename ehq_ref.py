@@ -5141,9 +5141,9 @@ def rhetorical_as_said(text):
 # "Answer: b) ...") are no candidates: the picked option is the answer (picked_option_as_answer).
 # A mark is a letter in brackets ("(A)", "A)", "a)"), never a bare letter ("A river").
 OPTION_MARK = deferred_pattern(r"(?<![\w(])\(?([A-Ea-e])\)(?=[^\S\n]+\S)")
-PICKED_OPTION = deferred_pattern(r"^(\W*(?:the |my )?(?:correct |final |right )?answer(?: is)?"
-                                 r"\W*?)(?:\(([A-Ea-e])\)|([A-E])\)?|([a-e])\))(?![\w'])(.*)$",
-                                 re.IGNORECASE)
+PICKED_OPTION = deferred_pattern(r"^(\W*(?i:(?:the |my )?(?:correct |final |right )?answer"
+                                 r"(?: is)?)\W*?)(?:\(([A-Ea-e])\)|([A-E])\)?|([a-e])\))"
+                                 r"(?![\w'])(.*)$")
 
 
 def invented_options(lines):
@@ -5171,18 +5171,19 @@ def picked_option_as_answer(text):
     written as the picked option's text, followed by what the line says after the letter when
     that does not begin with the option ("Answer: 1,642 m."); a text without both an option
     list and such a line is returned as it is."""
-    if ")" not in text or "nswer" not in text:
+    if ")" not in text or "answer" not in text.casefold():
         return text
     lines = text.split("\n")
     options, used = invented_options(lines)
     if not options:
         return text
     for number, line in enumerate(lines):
-        pick = PICKED_OPTION.match(without_emphasis(line).strip())
-        letter = pick and (pick.group(2) or pick.group(3) or pick.group(4)).upper()
-        if number in used or not pick or letter not in options:
+        pick = None if number in used else PICKED_OPTION.match(without_emphasis(line).strip())
+        letter = (pick.group(2) or pick.group(3) or pick.group(4)).upper() if pick else None
+        if letter not in options:
             continue
-        option, rest = options[letter], pick.group(5).strip(" \t-\u2013\u2014:.,)*")
+        option = options[letter]
+        rest = pick.group(5).lstrip(" \t-\u2013\u2014:.,)*").rstrip(" *")
         said = rest if rest.casefold().startswith(option.casefold()) or not option else \
             f"{option}. {rest}" if rest else option
         lines[number] = f"Answer: {said}"
@@ -8186,6 +8187,30 @@ def places_as_ordinals(text):
     return PLACE_WORDS.sub("2nd", text)
 
 
+# round 9 (blind): a name after a preposition of place ("in Helsinki", "from the Aosta Valley")
+# names a place, and one word after an indefinite article ("A Pole with ...") a kind; neither
+# is a person ("a Patricia McKillip title" and "bet on João Almeida" name one).
+PLACE_BEFORE = deferred_pattern(r"\b(?:in|from|at|near|into|across)\s+(?:the\s+)?$",
+                                re.IGNORECASE)
+KIND_BEFORE = deferred_pattern(r"\ban?\s+$", re.IGNORECASE)
+
+
+def person_names_in(text, context):
+    """The names of names_in that may name a person: those said once or more without a
+    place preposition just before them (PLACE_BEFORE) and, for a one-word name, without an
+    indefinite article (KIND_BEFORE)."""
+    def of_a_person(name, start):
+        before = text[max(0, start - 20):start]
+        article, _, rest = name.partition(" ")
+        if article in ("A", "An"):                   # "A Pole" read as one name
+            name, before = rest, before + article + " "
+        return PLACE_BEFORE.search(before) is None and (
+            " " in name or KIND_BEFORE.search(before) is None)
+
+    return [name for name in names_in(text, context) if any(
+        of_a_person(name, match.start()) for match in re.finditer(re.escape(name), text))]
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
@@ -8230,27 +8255,6 @@ def has_expected_candidate(text, context, strict=False):
     if names_in(text, context) or DIGIT.search(text):
         return True
     return not strict and has_content_words(text, context)
-
-
-# round 9 (blind): a name after a preposition of place ("in Helsinki", "from the Aosta Valley")
-# names a place, and one word after an indefinite article ("A Pole with ...") a kind; neither
-# is a person ("a Patricia McKillip title" and "bet on João Almeida" name one).
-PLACE_BEFORE = deferred_pattern(r"\b(?:in|from|at|near|into|across)\s+(?:the\s+)?$",
-                                re.IGNORECASE)
-KIND_BEFORE = deferred_pattern(r"\ban?\s+$", re.IGNORECASE)
-
-
-def person_names_in(text, context):
-    """The names of names_in that may name a person: those said once or more without a
-    place preposition just before them (PLACE_BEFORE) and, for a one-word name, without an
-    indefinite article (KIND_BEFORE)."""
-    def of_a_person(name, start):
-        before = text[max(0, start - 20):start]
-        return PLACE_BEFORE.search(before) is None and (
-            " " in name or KIND_BEFORE.search(before) is None)
-
-    return [name for name in names_in(text, context) if any(
-        of_a_person(name, match.start()) for match in re.finditer(re.escape(name), text))]
 
 
 def counts_the_unit(text, match, context):
@@ -9258,6 +9262,22 @@ def is_verdict_line(index, clauses):
         index == 0 or clauses[index]["joined"] == "line")
 
 
+def is_bare_candidate(text, context):
+    """True when a clause is nothing but a candidate ("Rok Kovačič.", "About 15,000.",
+    "Third place."): no word is left once names, numbers, dates and stop words are removed.
+    When a number or a time is asked, a name other than the question's is what the number
+    belongs to ("Osmium is 75"), not part of the candidate: the question's words are removed
+    instead ("Hafnium is 72.")."""
+    rest = text
+    valued = context.kind in ("quantity", "time")
+    for name in () if valued else names_in(text, context):
+        rest = rest.replace(name, " ")
+    rest = re.sub(rf"\d[\d,.]*\w*|\b(?:{_MONTH})\b", " ", rest, flags=re.IGNORECASE)
+    return not [w for w in folded_words(rest) if w not in STOPWORDS and w not in GOLD_FILLER
+                and w not in ("place", "position") and not (valued and context.asks(stem(w)))
+                ] and len(text.split()) <= 8
+
+
 # round 9 (blind): how an answer that reasons before it answers opens ("Let me think step by
 # step.", "Let us reason, Watson.", "Reasoning: ...").
 REASONING_LEAD = deferred_pattern(r"^\W*(?:let(?: me|'s| us) (?:think|reason|work|go through|"
@@ -9291,22 +9311,6 @@ def is_closing_verdict(index, candidates, clauses, context):
         return True
     return REASONING_LEAD.match(clauses[0]["text"]) is not None and \
         is_bare_candidate(match_text_of(index, clauses), context)
-
-
-def is_bare_candidate(text, context):
-    """True when a clause is nothing but a candidate ("Rok Kovačič.", "About 15,000.",
-    "Third place."): no word is left once names, numbers, dates and stop words are removed.
-    When a number or a time is asked, a name other than the question's is what the number
-    belongs to ("Osmium is 75"), not part of the candidate: the question's words are removed
-    instead ("Hafnium is 72.")."""
-    rest = text
-    valued = context.kind in ("quantity", "time")
-    for name in () if valued else names_in(text, context):
-        rest = rest.replace(name, " ")
-    rest = re.sub(rf"\d[\d,.]*\w*|\b(?:{_MONTH})\b", " ", rest, flags=re.IGNORECASE)
-    return not [w for w in folded_words(rest) if w not in STOPWORDS and w not in GOLD_FILLER
-                and w not in ("place", "position") and not (valued and context.asks(stem(w)))
-                ] and len(text.split()) <= 8
 
 
 @functools.lru_cache(maxsize=8192)

@@ -3521,6 +3521,8 @@ class Round9TraceTest(LabelCases, unittest.TestCase):
             # near-misses: without an option list an article "A" picks nothing; options of
             # another question's kind listed mid-sentence stay text
             ("Answer: A depth of 1,470 m.", self.DEPTH, "CONFIDENT_CORRECT"),
+            ("Answer: a depth of 1,470 m.\n(A) 570 m\n(B) 1,470 m", self.DEPTH,
+             "CONFIDENT_CORRECT"),
             ("Answer: 570 m, not (b) 1,470 m as some say.", self.DEPTH, "CONFIDENT_WRONG")))
 
     def test_candidates_ranked_by_likelihood_are_a_hedge(self):
@@ -3555,6 +3557,8 @@ class Round9TraceTest(LabelCases, unittest.TestCase):
              self.CONDUCTOR, "CONFIDENT_CORRECT"),
             ("It was Gustav Mahler. A Bohemian by birth, he led it in Munich in 1910.",
              self.CONDUCTOR, "CONFIDENT_CORRECT"),
+            ("Quo Vadis came from a Pole. Henryk Sienkiewicz wrote it in 1896.", self.NOVELIST,
+             "CONFIDENT_CORRECT"),
             # near-miss: a person after "by" is the person named
             ("The premiere in Munich was conducted by Bruno Walter.", self.CONDUCTOR,
              "CONFIDENT_WRONG")))
