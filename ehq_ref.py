@@ -5142,6 +5142,64 @@ def rhetorical_as_said(text):
     return RHETORICAL_QUESTION.sub(lambda match: match.group("said") + ".", text)
 
 
+# round 9 (blind): options an answer invents for itself ("(A) 1,025 m\n(B) 1,432 m ..." or
+# "(A) Sweden (B) Finland ...", on lines of their own) and then picks ("Answer: C - 1,642 m",
+# "Answer: b) ...") are no candidates: the picked option is the answer (picked_option_as_answer).
+# A mark is a letter in brackets ("(A)", "A)", "a)"), never a bare letter ("A river").
+OPTION_MARK = deferred_pattern(r"(?<![\w(])\(?([A-Ea-e])\)(?=[^\S\n]+\S)")
+PICKED_OPTION = deferred_pattern(r"^(\W*(?i:(?:the |my )?(?:correct |final |right )?answer"
+                                 r"(?: is)?)\W*?)(?:\(([A-Ea-e])\)|([A-E])\)?|([a-e])\))"
+                                 r"(?![\w'])(.*)$")
+
+
+def invented_options(lines):
+    """{letter: text} of the options listed on lines made of option marks (OPTION_MARK)
+    and their texts, with the indexes of those lines: the marks of a line must open it, and
+    the letters run A, B, C, ... over the lines; ({}, ()) with fewer than two options."""
+    options, used = {}, []
+    for number, line in enumerate(lines):
+        plain = without_emphasis(line).strip()
+        marks = list(OPTION_MARK.finditer(plain))
+        if not marks or plain[:marks[0].start()].strip("-*+ \t"):
+            continue
+        for mark, after in zip(marks, marks[1:] + [None]):
+            letter = mark.group(1).upper()
+            if ord(letter) - ord("A") != len(options):
+                return {}, ()
+            options[letter] = plain[mark.end():after.start() if after else None].strip(" ,;")
+        used.append(number)
+    return (options, tuple(used)) if len(options) >= 2 else ({}, ())
+
+
+def picked_option_as_answer(text):
+    """text with its invented options (invented_options) and the question line just above
+    them (ending in "?") left out, and its answer line picking one ("Answer: C - 1,642 m.")
+    written as the picked option's text, followed by what the line says after the letter when
+    that does not begin with the option ("Answer: 1,642 m."); a text without both an option
+    list and such a line is returned as it is."""
+    if ")" not in text or "answer" not in text.casefold():
+        return text
+    lines = text.split("\n")
+    options, used = invented_options(lines)
+    if not options:
+        return text
+    for number, line in enumerate(lines):
+        pick = None if number in used else PICKED_OPTION.match(without_emphasis(line).strip())
+        letter = (pick.group(2) or pick.group(3) or pick.group(4)).upper() if pick else None
+        if letter not in options:
+            continue
+        option = options[letter]
+        rest = pick.group(5).lstrip(" \t-\u2013\u2014:.,)*").rstrip(" *")
+        said = rest if rest.casefold().startswith(option.casefold()) or not option else \
+            f"{option}. {rest}" if rest else option
+        lines[number] = f"Answer: {said}"
+        first = used[0]
+        dropped = set(used) | ({first - 1} if first and lines[first - 1].rstrip(
+            " *_").endswith("?") else set())
+        return "\n".join(line for index, line in enumerate(lines) if index not in dropped)
+    return text
+
+
 # --- ehq_ref-2: Segmentation -----------------------------------------------------------
 
 INSET = deferred_pattern(r'"(?P<quote>[^"\n]+)"(?P<qstop>[.!?]?)'
@@ -5163,7 +5221,7 @@ CLAUSE_BOUNDARY = deferred_pattern(
 BOUNDARY_START = deferred_pattern(r"[.!?][\"')\]]*\s|;|--|,\s"
                             r"|\s(?=[\s;\u2013\u2014-]|(?i:but|though|although)\b)")
 SPLIT_MARKS = (". ", "! ", "? ", ".\"", ".'", ".)", "!\"", "?\"", ";", "\u2014", "- ",
-               "\u2013 ", "--", "but", "though", "however", ", yet", "whereas", "albeit")
+               "\u2013 ", "--", "but", "though", "however", ", yet", "whereas", "albeit", "while")
 SPLIT_MARK = deferred_pattern("|".join(map(re.escape, SPLIT_MARKS)))  # in lower-cased text
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col lt sgt rev hon no vs etc e.g i.e approx ca c fig vol "
@@ -5325,6 +5383,11 @@ _CANT = (r"(?:cannot|can't|cant|can not|could not|couldn't|couldnt|was unable to
          r"'m unable to|wasn't able to|was not able to|am not able to|'m not able to|"
          r"won't be able to|will not be able to|wouldn't be able to|haven't been able to|"
          r"have not been able to|'ve not been able to)")
+# Which of the candidates named ("I can't say for certain which of the two", "I can't settle
+# whether it was X or Y", "... which."): no choice between them, a doubt, not a limit.
+_WHICH_CANDIDATE = (r"(?: (?:for certain|for sure|with certainty|definitely|exactly))? (?:which "
+                    r"(?:of|one|way|value|figure|date|number|name|is)\b|which\W*$|"
+                    r"whether [^.;\n]{1,80}? or\b)")
 _DOC = (r"(?:document|text|passage|article|report|excerpt|extract|source|leaflet|notice|filing|"
         r"agreement|contract|statement|memo|press release|release|summary|context|story|"
         r"transcript|announcement|letter|minutes|policy|paragraph|notes?|review|advisory|"
@@ -5844,7 +5907,7 @@ CLAUSE_ROLES = (
         r"\bi " + _CANT + r" (?:(?:reliably|confidently|definitively|accurately) )?"
         r"(?:find|locate|identify|determine|answer|tell|say|provide|give|access|know|recall|"
         r"remember|pinpoint|offer|retrieve|look up|speak to|trace|name|point to|state|place|"
-        r"report|supply|match|attribute|date)\b",
+        r"report|supply|match|attribute|date)\b(?!" + _WHICH_CANDIDATE + ")",
         r"^\W*(?:can(?:'t|not)|could(?:n't| not)|unable to) (?:tell|say|determine|answer|find|"
         r"know|give)\b",
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not|nothing|nobody|none|no) (?:[\w'-]+ ){0,3}"
@@ -6069,6 +6132,8 @@ CLAUSE_ROLES = (
         r"(?! (?:in|of|for) (?:the|a|an|this|that|his|her|its|their)\b)",
         r"\b(?:best|educated|rough|wild) guesses\b",
         r"\bin order of (?:likelihood|probability|plausibility|preference)\b",
+        # round 9: a list ranked by likelihood ("most probable first: X, Y, Z")
+        r"\b(?:most (?:probable|likely|plausible)|likeliest|best bets?) (?:ones? )?first\b",
         r"\b(?:seems?|sounds?|looks?) (?:plausible|likely|about right|reasonable)\b",
         r"\bif forced to\b",
         r"\bif (?:i |my )?(?:remember|recall|memory|i'm not mistaken|i am not mistaken|"
@@ -6183,8 +6248,10 @@ CLAUSE_ROLES = (
         r"^\W*(?:sources|reports|accounts|estimates|figures) (?:differ|disagree|vary|conflict)\b",
         r"\b(?:count|figure|number|total|date|value|toll|death toll|year) is (?:disputed|"
         r"contested|debated|uncertain|unclear)\b",
-        r"\bi (?:couldn't|could not|can't|cannot) (?:quite )?(?:settle|decide|determine|tell|"
-        r"work out|establish) which\b",
+        # round 9 (blind): the same said of the candidates named ("I can't say for certain
+        # which of the two took the title", "I can't settle whether it was X or Y")
+        r"\bi (?:" + _CANT + r"|" + _DONT + r") (?:quite )?(?:settle|decide|determine|tell|"
+        r"work out|establish|say|pin down|be sure|know|remember|recall)" + _WHICH_CANDIDATE,
         r"\b(?:shot|stab) in the dark\b",
     ) + other_language_markers("uncertainty")),
     # Advice to look elsewhere ("you could check"); seeing a thing happen ("you might see it
@@ -6251,6 +6318,15 @@ CLAUSE_ROLES = (
         r"\bhappy to (?:help|look)\b", r"\bi(?:'d| would| will|'ll) be happy\b",
         r"\bi (?:can|could|will|'ll) (?:try to )?help\b", r"\bhope (?:this|that) (?:helps|is)\b",
         r"\bthank(?:s| you) for\b",
+        # round 9 (blind): a persona's frame, no answer: a letter's salutation and sign-off
+        # ("Dear Sir or Madam,", "Kind regards,"), a detective's verdict formula ("Elementary.",
+        # "Case closed."), a commentator's exclamation ("What a ride!")
+        r"^\W*dear (?:sir|madam|customer|client|colleague|friend|reader|user|enquirer|inquirer|"
+        r"valued|all|team|mr|mrs|ms|miss|dr|prof)\b[\w.' -]{0,40}\W*$",
+        r"^\W*(?:(?:kind|best|warm|warmest) (?:regards|wishes)|regards|yours (?:sincerely|"
+        r"faithfully|truly)|sincerely(?: yours)?|with (?:best|kind|warm) (?:regards|wishes))\W*$",
+        r"^\W*(?:elementary(?:,? my dear watson)?|(?:and )?(?:the )?case (?:is )?closed)\W*$",
+        r"^\W*what an? (?:[\w'-]+ ){0,3}?[\w'-]+ ?!+\W*$",
         r"^\W*(?:great|good|interesting|excellent|fascinating|tricky|tough|nice) question\b",
         # round 8 (blind): a heading over a list of facts ("Fun facts about X", "Quick facts"),
         # a tip, a source line or a bare web address
@@ -6409,7 +6485,8 @@ BACKGROUND_CUE = deferred_pattern(
     r"|\b(?:often|commonly|widely|sometimes|frequently|mistakenly|wrongly|incorrectly|"
     r"erroneously|falsely) (?:cited|credited|given|listed|reported|attributed|said|believed|"
     r"thought|stated|dated?|dates|misdated|placed?|places|confused|mistaken|quoted|repeated|"
-    r"printed|mentioned)\b"
+    # round 9 (blind): "often called" reports a belief as "often said" does
+    r"printed|mentioned|called|considered|regarded|described|billed|touted)\b"
     r"|\bcommon (?:misconception|mistake|error|confusion)\b|\bback in\b"
     r"|\bfor what (?:it's|it is) worth\b|\bincidentally\b"
     r"|\bhad (?:already |previously |earlier |once )?(?:won|been|held|served|ruled|taken|"
@@ -6452,7 +6529,9 @@ PASSIVE_AGENT = deferred_pattern(r"\b(?:is|are|was|were) (?:\w+ly )?\w+ed by\b",
 # The summary an answer ends on, also a strong cue ("In short, ...", "To answer directly: ...").
 STRONG_ANSWER_CUE = deferred_pattern(r"\b(?:the )?(?:correct |short |final |right )?answer(?: is|:)"
                                r"|^\W*answer\b|^\W*(?:so,? )?(?:to answer (?:\w+ )?\w+\W*:"
-                               r"|in short\b|in summary\b|to sum up\b|in a nutshell\b)",
+                               r"|in short\b|in summary\b|to sum up\b|in a nutshell\b)"
+                               # round 9: a persona's verdict ("The case is closed: Rysy.")
+                               r"|\b(?:the )?(?:case (?:is )?closed|verdict)\s*:",
                                re.IGNORECASE)
 ANSWER_CUES = (("strong", (STRONG_ANSWER_CUE.pattern,)), ("cue", (V2_ANSWER_CUE.pattern,)),
                ("passive", (PASSIVE_AGENT.pattern,)), ("background", (BACKGROUND_CUE.pattern,)))
@@ -8324,6 +8403,30 @@ def places_as_ordinals(text):
     return PLACE_WORDS.sub("2nd", text)
 
 
+# round 9 (blind): a name after a preposition of place ("in Helsinki", "from the Aosta Valley")
+# names a place, and one word after an indefinite article ("A Pole with ...") a kind; neither
+# is a person ("a Patricia McKillip title" and "bet on João Almeida" name one).
+PLACE_BEFORE = deferred_pattern(r"\b(?:in|from|at|near|into|across)\s+(?:the\s+)?$",
+                                re.IGNORECASE)
+KIND_BEFORE = deferred_pattern(r"\ban?\s+$", re.IGNORECASE)
+
+
+def person_names_in(text, context):
+    """The names of names_in that may name a person: those said once or more without a
+    place preposition just before them (PLACE_BEFORE) and, for a one-word name, without an
+    indefinite article (KIND_BEFORE)."""
+    def of_a_person(name, start):
+        before = text[max(0, start - 20):start]
+        article, _, rest = name.partition(" ")
+        if article in ("A", "An"):                   # "A Pole" read as one name
+            name, before = rest, before + article + " "
+        return PLACE_BEFORE.search(before) is None and (
+            " " in name or KIND_BEFORE.search(before) is None)
+
+    return [name for name in names_in(text, context) if any(
+        of_a_person(name, match.start()) for match in re.finditer(re.escape(name), text))]
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
@@ -8360,7 +8463,9 @@ def has_expected_candidate(text, context, strict=False):
                 return True
         return COUNT_WORD.search(text) is not None or \
             OTHER_LANGUAGE_COUNT.search(text) is not None
-    if kind in ("person", "place", "name"):
+    if kind == "person":
+        return bool(person_names_in(text, context))
+    if kind in ("place", "name"):
         return bool(names_in(text, context))
     if kind == "yesno":
         return POLARITY_WORD.search(text) is not None
@@ -8867,8 +8972,8 @@ def answer_text_reading(answer, category):
 
 
 def _text_reading(answer, category):
-    segments = answer_clauses(rhetorical_as_said(final_answer_only(latex_as_text(
-        markup_as_text(answer_notation(prepared_text(fields_as_text(answer))))))))
+    segments = answer_clauses(picked_option_as_answer(rhetorical_as_said(final_answer_only(
+        latex_as_text(markup_as_text(answer_notation(prepared_text(fields_as_text(answer)))))))))
     return tuple(segments), tuple(piece_markers(segments, category))
 
 
@@ -9104,20 +9209,22 @@ OPPONENT_BEFORE = deferred_pattern(
 OPPONENT_AFTER = deferred_pattern(
     r"^\W*(?:(?!(?:and|but|while|whilst|whereas|though|although|won|wins|" + DEFEAT_VERBS +
     r")\b)[\w'-]+\W+){0,6}?(?:" + NOT_WINNING + r")\b", re.IGNORECASE)
+# Words of rising and of falling; round 9: a comparison says its direction too ("1.38 °C
+# cooler than the average" is below it).
 DIRECTION_UP = deferred_pattern(
     r"\b(?:rose|rise|risen|rises|rising|increase[ds]?|increasing|grew|grow|"
     r"grown|grows|growth|gain(?:ed|s)?|up|higher|climb(?:ed|s)?|"
     r"jump(?:ed|s)?|"
     r"surge[ds]?|raise[ds]?|hike[ds]?|boost(?:ed)?|advance[ds]?|"
     r"expan(?:ded|sion|ding)|rebound(?:ed)?|soar(?:ed)?|added|rall(?:ied|y)|"
-    r"spiked?|firmed|strengthened|appreciated|positive)\b", re.IGNORECASE)
+    r"spiked?|firmed|strengthened|appreciated|positive|warmer|hotter)\b", re.IGNORECASE)
 DIRECTION_DOWN = deferred_pattern(
     r"\b(?:fell|fall(?:en|s|ing)?|drop(?:ped|s)?|decline[ds]?|declining|"
     r"decrease[ds]?|down|lower(?:ed)?|cut|reduce[ds]?|reduction|shr[ai]nk|"
     r"shrunk|shrinking|contract(?:ed|ion|s|ing)?|slump(?:ed)?|plunge[ds]?|"
     r"dip(?:ped)?|loss|negative|slid|slide|slipp?(?:ed)?|slips|"
     r"tumble[ds]?|sank|sink|plummet(?:ed)?|eased|lost|shed|sagged|"
-    r"retreated|weakened|depreciated|minus)\b", re.IGNORECASE)
+    r"retreated|weakened|depreciated|minus|cooler|colder)\b", re.IGNORECASE)
 CHANGE_QUESTION = deferred_pattern(
     r"\bby (?:what|how much|how many)\b|\b(?:change|increase|decrease|"
     r"rise|fall|drop|gain|growth|decline|contraction|move)\b", re.IGNORECASE)
@@ -9407,6 +9514,9 @@ def answering_clause(clauses, context):
         if first and candidate and not negated and is_bare_candidate(text, context) and \
                 not in_other_language_clause(clause["text"]):
             score += 5 if is_verdict_line(index, clauses) else 3
+        elif candidate and not negated and is_closing_verdict(index, with_content, clauses,
+                                                              context):
+            score += 5
         if "background" in cues or clause.get("section") == "background":
             score -= 4
         if context.kind != "yesno" and negated:
@@ -9460,6 +9570,41 @@ def is_bare_candidate(text, context):
     return not [w for w in folded_words(rest) if w not in STOPWORDS and w not in GOLD_FILLER
                 and w not in ("place", "position") and not (valued and context.asks(stem(w)))
                 ] and len(text.split()) <= 8
+
+
+# round 9 (blind): how an answer that reasons before it answers opens ("Let me think step by
+# step.", "Let us reason, Watson.", "Reasoning: ...").
+REASONING_LEAD = deferred_pattern(r"^\W*(?:let(?: me|'s| us) (?:think|reason|work|go through|"
+                                  r"narrow)|(?:let's |let us )?(?:think|go) step by step|"
+                                  r"step by step|reasoning\b|thinking\b)", re.IGNORECASE)
+VERSE_LINE_WORDS = 9  # the most words a line of verse holds
+
+
+def is_verse(clauses):
+    """True when an answer is set as verse: four lines or more, each clause a line of its
+    own of at most VERSE_LINE_WORDS words, with no list mark, digit or label (":" inside a
+    line: a list of facts or sources is no verse), half of them or more not closed by a
+    sentence's punctuation ("In Helsinki in fifty-two\nOne runner broke the rules anew: ...")."""
+    if len(clauses) < 4 or any(clause["joined"] != "line" for clause in clauses[1:]):
+        return False
+    if any(len(clause["text"].split()) > VERSE_LINE_WORDS or clause.get("mark") or
+           ":" in clause["text"] or DIGIT.search(clause["text"]) for clause in clauses):
+        return False
+    open_lines = sum(not clause["text"].rstrip().endswith((".", "!", "?")) for clause in clauses)
+    return 2 * open_lines >= len(clauses)
+
+
+def is_closing_verdict(index, candidates, clauses, context):
+    """True when the last content clause (of candidates) closes the answer as its verdict:
+    the last line of verse (is_verse: the rhyme names the answer last), or a bare candidate
+    on a line of its own after a reasoning that the answer opens with (REASONING_LEAD: "Let
+    me think step by step. ... The first was Barton.\n\n**Edmund Barton**")."""
+    if index != candidates[-1] or clauses[index]["joined"] != "line":
+        return False
+    if is_verse(clauses):
+        return True
+    return REASONING_LEAD.match(clauses[0]["text"]) is not None and \
+        is_bare_candidate(match_text_of(index, clauses), context)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -33,7 +33,7 @@ REPLY_FILES = ("confidence_replies.json", "confidence_round2.json", "confidence_
 # Each blind round, by id prefix: (ehq_ref-2 agreeing now, size, agreeing when first read
 # blind, before any change). Value and null reason must both agree for a confidence reply.
 BLIND_ROUNDS = {
-    "answers": {"HO-": (467, 476, 442), "H3": (559, 559, 514), "H4": (585, 585, 537),
+    "answers": {"HO-": (469, 476, 442), "H3": (559, 559, 514), "H4": (585, 585, 537),
                 "H5": (475, 477, 440), "H6": (435, 436, 405), "H7": (442, 442, 410),
                 "H8": (431, 437, 402)},
     "confidences": {"H3C-": (237, 237, 227), "H4C-": (233, 233, 224), "H5C-": (240, 240, 222),
