@@ -10437,8 +10437,11 @@ def classify_v2(answer, item):
 # ("Confidence: 85", "Wahrscheinlichkeit: 0,7", {"confidence": 85}) names the value outright;
 # a self-correction ("70 - actually, make that 60") keeps the part after it; a rising range
 # ("between 60 and 80", "60-70%") is read as its midpoint, unless a verb of choosing makes its
-# two values compete ("torn between 60 and 80"). One distinct candidate is the value; none or
-# several is null with the reason a person would give.
+# two values compete ("torn between 60 and 80"). The chance of being wrong ("a 15% chance I'm
+# wrong") is read as its complement, a frequency ("four times out of five") and per mille as
+# fractions, a fraction rating another quality ("2/10 difficulty") as another quantity, and of
+# values given per candidate answer the one for the rated answer decides. One distinct
+# candidate is the value; none or several is null with the reason a person would give.
 
 CONFIDENCE_NULL_REASONS = ("no_value", "competing_values", "out_of_range", "answer_repeated")
 CODE_FENCE = deferred_pattern(r"```[\w-]*")
@@ -10665,7 +10668,8 @@ CONFIDENCE_NUMBER = deferred_pattern(
     r"|(?<![\w.])\.\d+(?![\w])")
 DENOMINATOR = deferred_pattern(
     r"\s*(?:/|out of|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
-    r"(?:a (?:possible|maximum|total) (?:of )?)?(?:(?P<digits>\d+(?:\.\d+)?)\b(?!\s*%)|"
+    r"(?:a (?:possible|maximum|total) (?:of )?)?(?:(?P<digits>100(?=\s*%)|"
+    r"\d+(?:\.\d+)?\b(?!\s*%))|"
     r"(?=[a-z]))", re.IGNORECASE)
 DECIMAL_COMMA = deferred_pattern(r"\d+,\d{1,2}|0,\d+")  # "72,5", "0,725" (no group starts with 0)
 THOUSANDS_GROUPED = deferred_pattern(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")  # "12,400"
@@ -10831,6 +10835,7 @@ AND_WORD = deferred_pattern(r"\band\b")
 LETTERS = deferred_pattern(r"[a-z]+")
 SENTENCE_BREAK = deferred_pattern(r"[.!?\n;:]\s")
 CAPITALIZED_RUN = deferred_pattern(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
+CAPITALIZED_WORD = deferred_pattern(r"\b[A-Z][\w'-]+")
 
 
 def _confidence_result(value=None, strategy=None, reason=None):
@@ -10865,12 +10870,30 @@ def table_fields(reply):
     return "\n".join(lines)
 
 
+# round 10: framings a reader converts to a fraction (framings_as_fractions): a frequency
+# ("four times out of five", "7 times in 10") is the count out of the whole, per mille ("850‰",
+# "925 per mille") is over 1000; FRAMING_TEST holds a literal of every match
+FREQUENCY_TIMES = deferred_pattern(r"(?<=\w)\s+times(?=\s+(?:out of|in)\s+(?:\d|(?:two|three|"
+                                   r"four|five|six|seven|eight|nine|ten|twenty|a hundred)\b))",
+                                   re.IGNORECASE)
+PER_MILLE = deferred_pattern(r"\s*(?:‰|\bper[\s-]?mil(?:le)?\b)", re.IGNORECASE)
+FRAMING_TEST = deferred_pattern(r"times|‰|per.?mil")
+
+
+def framings_as_fractions(reply):
+    """reply with a frequency as a count out of the whole ("Four times out of five" -> "Four
+    out of five") and per mille as a denominator of 1000 ("850‰" -> "850/1000")."""
+    if not may_contain(reply, FRAMING_TEST):
+        return reply
+    return PER_MILLE.sub("/1000", FREQUENCY_TIMES.sub("", reply))
+
+
 def confidence_text(text):
     """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
     quote marks and citations (without_citations) removed, fields in markup as "name: value" lines
     (markup_as_text), a margin's sign as "±" (MARGIN_SIGN), full-width forms and digits of other
-    systems folded, Chinese and Japanese numerals in digits (cjk_numerals_as_digits) and every
-    space and dash in one form."""
+    systems folded, Chinese and Japanese numerals in digits (cjk_numerals_as_digits), frequencies
+    and per mille as fractions (framings_as_fractions) and every space and dash in one form."""
     reply = markup_as_text(prepared_text(str(text)), named=None)
     reply = without_citations(reply)
     if "|" in reply:
@@ -10886,6 +10909,7 @@ def confidence_text(text):
         reply = MARGIN_SIGN.sub("±", reply)
     if "dr" in reply or "DR" in reply:
         reply = SUMMARY_LABEL.sub("Confidence:", reply)
+    reply = framings_as_fractions(reply)
     if not reply.isascii():
         reply = cjk_numerals_as_digits(reply.translate(CONFIDENCE_DIGIT_FORMS))
     if LETTER.search(reply) and CONFIDENCE_TRANSLATION_TEST.search(reply):
@@ -10988,6 +11012,30 @@ def _cjk_value_word(word):
     return not word.isascii() and any(word.startswith(start) for start in CJK_VALUE_WORDS)
 
 
+# round 10: a quality other than the confidence rated as a fraction ("2/10 difficulty", "The
+# source is very reliable, 9/10"): named right after the fraction, or before it in its sentence
+RATED_THING = r"\b(?:difficulty|reliab\w*|sources?|quality|credibility|trustworth\w*)\b"
+RATED_THING_BEFORE = deferred_pattern(RATED_THING + r"(?P<between>[^.;!?\n]*)$", re.IGNORECASE)
+RATED_THING_AFTER = deferred_pattern(r"[\w.]+\s+(?:for\s+|on\s+)?" + RATED_THING,
+                                     re.IGNORECASE)
+CLAUSE_AFTER = deferred_pattern(r"[^.,;!?\n]*")
+
+
+def _rates_something_else(before, after, denominator_at):
+    """True when a fraction rates a quality other than the confidence (RATED_THING): the quality
+    follows its denominator ("2/10 difficulty"), or precedes it in its sentence with no number
+    and no confidence word (CONFIDENCE_TALK) between them or in the fraction's clause after it
+    ("Difficulty 6/10", "The source is very reliable, 9/10"; not "Difficulty aside, I'm 8/10
+    sure")."""
+    if RATED_THING_AFTER.match(after, denominator_at):
+        return True
+    rated = RATED_THING_BEFORE.search(before)
+    if rated is None:
+        return False
+    between, rest = rated.group("between"), CLAUSE_AFTER.match(after).group(0)
+    return not DIGIT.search(between) and not CONFIDENCE_TALK.search(between + " " + rest)
+
+
 def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     """The kind of one mention (see confidence_mentions)."""
     start, end = mention["start"], mention["end"]
@@ -11027,7 +11075,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "other"
     if denominator:
         mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
-        return "candidate"
+        return "other" if _rates_something_else(before, after, denominator[1]) else "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS and \
             not _cjk_value_word(next_word):
         return "other"
@@ -11059,7 +11107,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
 def confidence_mentions(reply, answer=None):
     """Every number of a reply as a dict {value, kind, percent, denominator, decimal,
     percent_scale, start, end}; kind is "candidate", "scale", "negated", "other" or "ignored";
-    percent_scale is true when the reply states a 0-100 scale ("on a scale of 0 to 100").
+    percent_scale is true when the reply states a 0-100 scale ("on a scale of 0 to 100");
+    complement is true for a candidate stated as the chance of being wrong (mark_complements).
 
     other: money ("$10 million", "€0.40"), a count or measure with its noun or unit ("20
     visitors", "1,280 metres", "38.5°C"), a date, a year or a time ("June 3, 2026", "in
@@ -11120,7 +11169,8 @@ def confidence_mentions(reply, answer=None):
         elif mention["kind"] == "candidate" and stated and mention["denominator"] is None and \
                 not mention["percent"]:
             mention["denominator"] = decimal.Decimal(stated[0])
-    return _clause_numbers(reply, _ranges(reply, [m for m in mentions if m["kind"] != "ignored"]))
+    return mark_complements(reply, _clause_numbers(
+        reply, _ranges(reply, [m for m in mentions if m["kind"] != "ignored"])))
 
 
 def _clause_numbers(reply, mentions):
@@ -11203,9 +11253,44 @@ def _ranges(reply, mentions):
     return mentions
 
 
+# round 10: a value stated as the chance of being wrong ("a 15% chance I'm wrong", "P(wrong) =
+# 0.1", "the odds that my answer is wrong at about 70%"): its complement is the confidence
+WRONG_CHANCE = (r"\b(?:chances?|probability|prob|p|odds|likelihood|risk)\b\W*(?:\w+\W+){0,5}?"
+                r"(?:wrong|incorrect|mistaken|in error|error|an? mistake)\b")
+WRONG_CHANCE_BEFORE = deferred_pattern(WRONG_CHANCE + r"[^.,;!?\n\d]*$", re.IGNORECASE)
+WRONG_CHANCE_AFTER = deferred_pattern(r"[^.,;!?\n]*?" + WRONG_CHANCE, re.IGNORECASE)
+WRONG_TEST = deferred_pattern(r"wrong|incorrect|mistake|error")
+SURE_AFTER = deferred_pattern(r"\s*%?\s*(?:sure|confident|certain)\b", re.IGNORECASE)
+
+
+def mark_complements(reply, mentions):
+    """mentions, each candidate stated as the chance of being wrong marked "complement": the
+    chance of being wrong (WRONG_CHANCE) follows it in its clause ("1 in 5 chance I'm wrong") or
+    names it before it ("Probability it's incorrect: 0.25"), unless a word of being sure follows
+    it ("No chance I'm wrong: 95% sure")."""
+    if not may_contain(reply, WRONG_TEST):
+        return mentions
+    for mention in mentions:
+        start, end = mention["start"], mention["end"]
+        if mention["kind"] == "candidate" and not SURE_AFTER.match(reply, end) and (
+                WRONG_CHANCE_AFTER.match(reply, end) or
+                WRONG_CHANCE_BEFORE.search(reply, max(0, start - 80), start)):
+            mention["complement"] = True
+    return mentions
+
+
 def confidence_value(mention, scale):
-    """A candidate mention as a value in [0, 1] (exact: float of a Decimal), or None when it
-    is out of range.
+    """The confidence a candidate mention states (stated_share), or its complement when the
+    mention is the chance of being wrong (mark_complements), as a float of an exact Decimal."""
+    share = stated_share(mention, scale)
+    if share is None:
+        return None
+    return float(1 - share if mention.get("complement") else share)
+
+
+def stated_share(mention, scale):
+    """A candidate mention as a value in [0, 1] (an exact Decimal), or None when it is out of
+    range.
 
     "85/100", "8 out of 10", "7 (on a 0-10 scale)": the number over its denominator.
     "85%", "72.5 percent": the number over 100. A decimal strictly between 0 and 1 ("0.85",
@@ -11219,14 +11304,14 @@ def confidence_value(mention, scale):
     if mention["denominator"]:
         if not 0 <= number <= mention["denominator"]:
             return None
-        return float(number / mention["denominator"])
+        return number / mention["denominator"]
     if mention["percent"]:
-        return float(number / 100) if 0 <= number <= 100 else None
+        return number / 100 if 0 <= number <= 100 else None
     if mention["decimal"] and 0 < number < 1:
-        return float(number)
+        return number
     if scale == "probability" and not mention["percent_scale"]:
-        return float(number) if 0 <= number <= 1 else None
-    return float(number / 100) if 0 <= number <= 100 else None
+        return number if 0 <= number <= 1 else None
+    return number / 100 if 0 <= number <= 100 else None
 
 
 SHORT_ANSWER_WORDS = 3
@@ -11293,6 +11378,45 @@ def _labelled(reply, mentions):
     return named + same_line
 
 
+# round 10: confidences given per candidate answer ("P(George Brouse) = 0.1; P(Charles Jacobus)
+# = 0.85", "If it were 1649 I'd say 30, but for 1648: 85"): the one for the rated answer
+
+
+def _names_a_candidate(span):
+    """True when a text names a candidate answer: a capitalised word that is no common word
+    (STOPWORDS, NOT_NAMES) nor a word of confidence (CONFIDENCE_WORDS, CONFIDENCE_LEAD,
+    LABEL_TALK: "Confidence", "Probability")."""
+    return any(word.casefold() not in STOPWORDS | NOT_NAMES | CONFIDENCE_WORDS | CONFIDENCE_LEAD
+               and not LABEL_TALK.fullmatch(word) for word in CAPITALIZED_WORD.findall(span))
+
+
+def value_for_the_rated_answer(reply, mentions, answer, scale):
+    """The confidence given for the rated answer when the reply gives one per candidate answer:
+    the text before each value (from the value before it) names a candidate, the rated answer
+    (its words in a row) before one value only and another name (_names_a_candidate) or
+    another number before each other value; None otherwise. A
+    value is a candidate mention or a number after a label of its own ("what I wrote: 85")."""
+    values = [m for m in mentions if m["kind"] == "candidate" or m.get("part")]
+    if len(values) < 2:
+        return None
+    rated = folded_words(prepared_text(answer))
+    if not 0 < len(rated) <= SHORT_ANSWER_WORDS:
+        return None
+    chosen, previous_end = [], 0
+    for value in values:
+        span = reply[previous_end:value["start"]]
+        words = folded_words(span)
+        if any(words[at:at + len(rated)] == rated for at in range(len(words))):
+            chosen.append(value)
+        elif not _names_a_candidate(span) and not any(
+                m["kind"] == "other" and previous_end <= m["start"] < value["start"] and
+                m not in values for m in mentions):
+            return None
+        previous_end = value["end"]
+    found = {confidence_value(m, scale) for m in chosen}
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
 def parse_confidence_v2(text, scale="percent", answer=None):
     """Read a confidence reply as a person reads it. Returns {"value", "strategy", "reason"}.
 
@@ -11314,8 +11438,10 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     number_words, single_value, overall (values per part of the answer, then one "overall":
     OVERALL_BEFORE) or per_part (the same value for every part:
     "Discoverer: 80. Year: 80."; different values for two or more parts and no overall one
-    compete; one "Track length: 40" is the answer again).
-    answer is the earlier answer text (optional); it helps to recognise a repeated answer.
+    compete; one "Track length: 40" is the answer again) or rated_answer (a value per candidate
+    answer, the one for the answer given: value_for_the_rated_answer).
+    answer is the earlier answer text (optional); it helps to recognise a repeated answer and
+    the value given for it.
     """
     if scale not in CONFIDENCE_SCALES:
         raise InputError(f"scale must be 'percent' or 'probability', got {scale!r}")
@@ -11340,6 +11466,9 @@ def parse_confidence_v2(text, scale="percent", answer=None):
             mention["kind"] = "candidate"
         mentions = labelled
         strategy = "json_field" if "{" in str(text) or "}" in str(text) else "labelled"
+    rated = value_for_the_rated_answer(reply, mentions, answer, scale) if answer else None
+    if rated is not None:
+        return _confidence_result(rated, "rated_answer")
     candidates = [m for m in mentions if m["kind"] == "candidate"]
     values = []
     for mention in candidates:

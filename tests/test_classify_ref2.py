@@ -3901,5 +3901,57 @@ class Round9TraceTest(LabelCases, unittest.TestCase):
             ("By 0.72 °C.", warmer, "CONFIDENT_CORRECT")))
 
 
+class Round10FramingTest(ReadCases, unittest.TestCase):
+    """Confidence replies of blind corpus round 10, in own wordings: the chance of being wrong,
+    frequencies, per mille and "/100%", a quality rated before the confidence, and values given
+    per candidate answer."""
+
+    def test_the_chance_of_being_wrong_is_read_as_its_complement(self):
+        self.assertReads((("I'd say there's a 30% chance that I've got this wrong.", (0.7, None)),
+                          ("Risk of being mistaken: about 20%", (0.8, None)),
+                          ("Roughly 2 in 10 odds that it's incorrect.", (0.8, None))))
+        self.assertReads((("P(incorrect) ~ 0.35", (0.65, None)),
+                          ("Chance of error: 0.05", (0.95, None))), "probability")
+        # near-misses: a caveat about being wrong beside a value, and both framings agreeing
+        self.assertReads((("85% sure, though I might be wrong.", (0.85, None)),
+                          ("No chance I'm wrong here: 95% certain.", (0.95, None)),
+                          ("A 10% chance I'm wrong, so 90% confident.", (0.9, None)),
+                          ("Chance I'm right: 65%", (0.65, None))))
+
+    def test_a_frequency_is_the_count_out_of_the_whole(self):
+        self.assertReads((("Three times out of four.", (0.75, None)),
+                          ("I'd get this right 9 times in 10.", (0.9, None))))
+        self.assertReads((("Correct eight times out of ten.", (0.8, None)),), "probability")
+        # near-miss: "times in" before a month is no frequency
+        self.assertReads((("I checked it 3 times in May; 70.", (0.7, None)),))
+
+    def test_per_mille_and_a_percent_mark_after_a_denominator(self):
+        self.assertReads((("600‰", (0.6, None)), ("Confidence = 875 per mille.", (0.875, None)),
+                          ("About 90/100 %", (0.9, None))))
+        self.assertReads((("My confidence: 450‰", (0.45, None)),), "probability")
+        # near-miss: two values joined by a slash before one percent mark still compete
+        self.assertReads((("70/80%", (None, "competing_values")),))
+
+    def test_a_quality_rated_before_the_confidence_is_no_value(self):
+        self.assertReads((("Hard one, 8/10 difficulty. Confidence 40.", (0.4, None)),
+                          ("Source reliability 7/10; my confidence 55", (0.55, None)),
+                          ("Wikipedia is a decent source here, 6/10, so I'll say 75.",
+                           (0.75, None))))
+        # near-misses: a confidence word near the fraction, or no rated quality at all
+        self.assertReads((("Difficulty aside, I'm 7/10 sure.", (0.7, None)),
+                          ("Tough question. 6/10.", (0.6, None))))
+
+    def test_the_value_given_for_the_rated_answer_decides(self):
+        self.assertReads((
+            ("Were it Dmitri Volkov I'd give 40; for Anton Volkov, my answer, 80.", (0.8, None)),
+            ("Ivanov: 25. Anton Volkov: 80.", (0.8, None))), answer="Anton Volkov")
+        self.assertReads((("1917 would be 0.2, but 1918 (my answer) is 0.9.", (0.9, None)),),
+                         "probability", answer="1918")
+        # near-misses: two values for the rated answer alone, or no other candidate named
+        self.assertReads((("80 for Anton Volkov, or maybe 60.", (None, "competing_values")),
+                          ("Probability: 30. Confidence: 80.", (None, "competing_values"))),
+                         answer="Anton Volkov")
+
+
 if __name__ == "__main__":
     unittest.main()
