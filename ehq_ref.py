@@ -10528,13 +10528,13 @@ def _number_parts(table):
 
 
 OTHER_NUMBER_PART_VALUES = _number_parts(OTHER_NUMBER_PARTS)
-# a word that starts with a part of three letters or more or with the first word of a part
-# written with a space (every number word of the table does): a reply without one has no
-# number word of another language (a quick test)
+# a word that starts with a part of three letters or more, or a part written with a space
+# (every number word of the table does): a reply without one has no number word of another
+# language (a quick test)
 OTHER_NUMBER_START = deferred_pattern(r"(?<![^\W\d_])(?:" + trie_pattern(
     {part for part in OTHER_NUMBER_PART_VALUES if len(part) >= 3} |
-    {entry.split("_")[0] for line in OTHER_NUMBER_PARTS.values() for entry in line.split()
-     if "_" in entry}) + ")", re.IGNORECASE)
+    {entry.split(":")[0].rstrip("*").replace("_", " ") for line in OTHER_NUMBER_PARTS.values()
+     for entry in line.split() if "_" in entry}) + ")", re.IGNORECASE)
 OTHER_NUMBER_WORD = deferred_pattern(
     r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)*(?:[^\S\n]+(?:(?:y|e|et|und)\s+)?[^\W\d_]+)?"
     r"(?![^\W\d_])")
@@ -10932,7 +10932,9 @@ TOOL_LOG_SIGN = deferred_pattern(
     r"\b\d+(?:\.\d+)?[^\S\n]?ms\b|\bHTTP(?:/[\d.]+)?[^\S\n]?\d{3}\b|\b(?:GET|POST)[^\S\n]+/|"
     r"\b(?:status|elapsed|latency\w*|duration\w*|tool_call_id)=|<\s*/?\s*tool_\w+\s*>|"
     r"^[^\S\n]*\[(?!(?:final|answer|output|result)\])[a-z][\w-]*\]", re.IGNORECASE)
-TOOL_LOG_TEST = deferred_pattern(r"ms|http|get|post|=|tool|\[")  # one is in every sign
+# one of these is in every TOOL_LOG_SIGN match (lower-cased)
+TOOL_LOG_TEST = deferred_pattern(r"\d\s?ms|http|get\s+/|post\s+/|status=|elapsed=|latency|"
+                                 r"duration|tool_|\[")
 SPEAKER_TURN = deferred_pattern(
     r"^[^\S\n]*(?:>[^\S\n]*)*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][^\S\n]*)?"
     r"(?:(?P<asker>user|human|system|prompt|q)|assistant|ai|bot|chatbot|model|llm|a)"
