@@ -5038,11 +5038,12 @@ MARKUP_FIELDS = (
 MARKUP_TAG = deferred_pattern(r"<\s*/?\s*[a-z_][\w-]{0,30}\s*/?\s*>", re.IGNORECASE)
 # round 8: a citation mark after a word or a sentence's punctuation ("80 [1]", "According to
 # Reuters [1], ..."), never a value in brackets ("[85]", "Confidence: [85]", "was [612]."
-# has three digits), and the footnote line of a mark the text cites ("[1] Britannica");
+# has three digits), and the footnote line of a mark the text cites ("[1] Britannica",
+# "[1]: https://...");
 # and a magnitude written against its number ("M6.7")
 CITATION_MARK = deferred_pattern(r"(?<=[\w.,;!?)\"'\u2019\u201d])[^\S\n]*\[(\d{1,2})\]"
                                  r"(?![\w-])")
-FOOTNOTE_LINE = deferred_pattern(r"^[^\S\n]*\[(\d{1,2})\][^\S\n]+\S.*$", re.MULTILINE)
+FOOTNOTE_LINE = deferred_pattern(r"^[^\S\n]*\[(\d{1,2})\]:?[^\S\n]+\S.*$", re.MULTILINE)
 MAGNITUDE_PREFIX = deferred_pattern(r"\bM(?=\d\.\d)")
 
 
@@ -10450,16 +10451,24 @@ ISH_SUFFIX = deferred_pattern(r"(?<=[\d%])-?ish\b", re.IGNORECASE)  # "85ish" is
 # the signs of a margin after a value, read as "±" ("80 (+/- 5)", "70 plus or minus 10")
 MARGIN_SIGN = deferred_pattern(r"\+/-?|\bplus or minus\b|\bgive or take\b", re.IGNORECASE)
 MARGIN_TEST = deferred_pattern(r"\+/|minus|give or take")  # one is in every MARGIN_SIGN match
+# The Turkish units, which follow a ten as a word of their own ("yetmiş beş"; see
+# OTHER_NUMBER_PARTS, of which they are part)
+TURKISH_UNITS = "bir*:1 iki:2 üç:3 dört:4 beş:5 altı:6 yedi:7 sekiz:8 dokuz:9"
+_TURKISH_UNIT = "|".join(entry.split(":")[0].rstrip("*") for entry in TURKISH_UNITS.split())
 # A confidence's wording in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Turkish,
-# Indonesian, Russian, Hindi, Arabic, Japanese and Korean, read in the English
-# words the reader knows (confidence_text): percent words, a denominator ("8 sobre 10"), a
-# range ("tra 80 e 90"), a correction ("nein, eher 50"); CONFIDENCE_TRANSLATION_TEST is
+# Indonesian, Russian, Hindi, Arabic, Japanese, Korean, Greek, Hebrew and Vietnamese, read in
+# the English words the reader knows (confidence_text): percent words ("yüzde seksen"), a
+# denominator ("8 sobre 10", "nove volte su dieci"), a range ("tra 80 e 90"), a correction
+# ("nein, eher 50"), a label written in two words ("xác suất"); CONFIDENCE_TRANSLATION_TEST is
 # their one alternation, tried first.
 _TRANSLATIONS = (
     (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent|persen|процент\w*|"
-     r"प्रतिशत|(?:بال|في ال)(?:مئة|مائة))\b", "percent"),
+     r"प्रतिशत|(?:بال|في ال)(?:مئة|مائة)|τοις εκατόν?|אחוז(?:ים)?|phần trăm)\b", "percent"),
     (r"(?<=\d)\s*(?:パーセント|퍼센트)", " percent "),  # written without spaces: no \b before it
-    (r"\byüzde\s+(\d+(?:[.,]\d+)?)", r"\1 percent"),
+    (r"\byüzde\s+(\d+(?:[.,]\d+)?|[^\W\d_]+(?:\s+(?:" + _TURKISH_UNIT + r")\b)?)",
+     r"\1 percent"),
+    (r"\b(?:volte|veces|vezes|fois)\s+(?:su|sobre|em|sur)\b", "out of"),
+    (r"\b(?:xác suất|độ tin cậy|độ chắc chắn)\b", "probability"),
     (r"(?<=\d)\s+(?:sur|sobre|von|su|em)\s+(?=\d)", " out of "),
     (r"\b(?:zwischen|entre|tra|fra)\s+(?=\d)", "between "),
     (r"(?<=\d)(\s*%?)\s+(?:und|et|y|e)\s+(?=\d)", r"\1 and "),
@@ -10473,7 +10482,8 @@ LETTER = deferred_pattern(r"[^\W\d_]")
 # Number words of other languages, 0 to 100 ("achtzig", "soixante-quinze", "setenta y cinco",
 # "settantotto", "fünfundsiebzig"): a word is read as the sum of the parts it is made of,
 # joined or glued (other_number_value). Parts marked * count only inside a compound: alone
-# they are also common words ("un", "due", "otto", "once", "sept").
+# they are also common words ("un", "due", "otto", "once", "sept"); "_" joins the words of a
+# part written with a space ("tám mươi").
 OTHER_NUMBER_PARTS = {
     "de": "null*:0 ein*:1 eins*:1 zwei:2 drei:3 vier:4 fünf:5 sechs:6 sieben:7 acht:8 neun:9 "
           "zehn:10 elf*:11 zwölf:12 dreizehn:13 vierzehn:14 fünfzehn:15 sechzehn:16 "
@@ -10501,6 +10511,10 @@ OTHER_NUMBER_PARTS = {
           "veertien:14 vijftien:15 zestien:16 zeventien:17 achttien:18 negentien:19 vijf:5 "
           "twintig:20 dertig:30 veertig:40 vijftig:50 zestig:60 zeventig:70 tachtig:80 "
           "negentig:90 honderd:100 en*:0",
+    "tr": "sıfır:0 " + TURKISH_UNITS + " on*:10 yirmi:20 otuz:30 kırk:40 elli:50 altmış:60 "
+          "yetmiş:70 seksen:80 doksan:90 yüz*:100",
+    "vi": "mười:10 hai_mươi:20 ba_mươi:30 bốn_mươi:40 năm_mươi:50 sáu_mươi:60 bảy_mươi:70 "
+          "tám_mươi:80 chín_mươi:90 một_trăm:100",
 }
 
 
@@ -10511,17 +10525,23 @@ def _number_parts(table):
     for line in table.values():
         for entry in line.split():
             word, value = entry.rsplit(":", 1)
-            parts.setdefault(word.rstrip("*").replace("-", ""), (int(value), "*" not in word))
+            parts.setdefault(word.rstrip("*").replace("-", "").replace("_", ""),
+                             (int(value), "*" not in word))
     return parts
 
 
 OTHER_NUMBER_PART_VALUES = _number_parts(OTHER_NUMBER_PARTS)
-# a word that starts with a part of three letters or more (every number word of the table
-# does): a reply without one has no number word of another language (a quick test)
+# a word that starts with a part of three letters or more, or a part written with a space
+# (every number word of the table does): a reply without one has no number word of another
+# language (a quick test)
 OTHER_NUMBER_START = deferred_pattern(r"(?<![^\W\d_])(?:" + trie_pattern(
-    {part for part in OTHER_NUMBER_PART_VALUES if len(part) >= 3}) + ")", re.IGNORECASE)
+    {part for part in OTHER_NUMBER_PART_VALUES if len(part) >= 3} |
+    {entry.split(":")[0].rstrip("*").replace("_", " ") for line in OTHER_NUMBER_PARTS.values()
+     for entry in line.split() if "_" in entry}) + ")", re.IGNORECASE)
 OTHER_NUMBER_WORD = deferred_pattern(
-    r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)*(?:\s+(?:y|e|et|und)\s+[^\W\d_]+)?(?![^\W\d_])")
+    r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)*(?:[^\S\n]+(?:(?:y|e|et|und)\s+)?[^\W\d_]+)?"
+    r"(?![^\W\d_])")
+OTHER_NUMBER_FIRST = deferred_pattern(r"[^\W\d_]+(?:-[^\W\d_]+)*")  # its first word
 
 
 def other_number_value(phrase):
@@ -10543,20 +10563,37 @@ def other_number_value(phrase):
     return total
 
 
+def _spaced_number(first, second):
+    """True when two words set apart by a space are one number of another language: together
+    one part of OTHER_NUMBER_PARTS ("tám mươi", 80) or a ten from 20 up and then a unit
+    ("yetmiş beş", 75)."""
+    first, second = first.casefold().replace("-", ""), second.casefold().replace("-", "")
+    if first + second in OTHER_NUMBER_PART_VALUES:
+        return True
+    ten, unit = OTHER_NUMBER_PART_VALUES.get(first), OTHER_NUMBER_PART_VALUES.get(second)
+    return bool(ten and unit) and ten[0] >= 20 and ten[0] % 10 == 0 and 0 < unit[0] < 10
+
+
 def other_number_words(reply):
     """(start, end) of every number word of another language in a reply (other_number_value):
-    a word, or two joined by "y", "e", "et" or "und" when they read as one number."""
+    a word, two joined by "y", "e", "et" or "und" when they read as one number, or two set
+    apart by a space that are one (_spaced_number); a word that starts no number is passed
+    over alone, so the next word may start one."""
     spans = []
     if not LETTER.search(reply) or not OTHER_NUMBER_START.search(reply):
         return spans
-    for match in OTHER_NUMBER_WORD.finditer(reply):
-        word = match.group(0)
-        if other_number_value(word) is not None:
+    position = 0
+    while match := OTHER_NUMBER_WORD.search(reply, position):
+        word, first = match.group(0), OTHER_NUMBER_FIRST.match(match.group(0)).group(0)
+        words = word.split()
+        if first != word and other_number_value(word) is not None and (
+                len(words) != 2 or _spaced_number(*words)):
             spans.append((match.start(), match.end()))
+            position = match.end()
             continue
-        first = re.match(r"[^\W\d_]+(?:-[^\W\d_]+)*", word).group(0)
-        if first != word and other_number_value(first) is not None:
+        if other_number_value(first) is not None:
             spans.append((match.start(), match.start() + len(first)))
+        position = match.start() + len(first)
     return spans
 
 
@@ -10617,6 +10654,8 @@ CONFIDENCE_LABEL_WORDS = {
     "ko": "신뢰도 확신 확률",
     "ar": "الثقة ثقة الاحتمال احتمال",
     "hi": "विश्वास संभावना",
+    "el": "πιθανότητα βεβαιότητα εμπιστοσύνη σιγουριά",
+    "he": "ביטחון ודאות הסתברות",
 }
 
 
@@ -10636,7 +10675,7 @@ def _label_words(table):
 
 _LABELS = (r"confidence(?:[ _](?:level|score|rating|value|percent|percentage|estimate))?|"
            r"certainty|probability(?: of (?:correctness|being correct|accuracy))?|prob|p|"
-           r"likelihood|score|rating|final output|output|final(?=\s*:)|" +
+           r"likelihood|score|rating|final output|output|final(?: answer)?(?=\s*:)|" +
            _label_words(CONFIDENCE_LABEL_WORDS))
 # a label's link in languages written without spaces ("信頼度は90", "置信度为80", "신뢰도는 70")
 CJK_LINKS = "は|が|为|為|是|은|는|이|가|："
@@ -10700,6 +10739,7 @@ de sicher sûr sûre seguro segura sicuro sicura certo certa certeza certitude c
 confianza fiducia confiança oder ou o oppure zeker of
 maybe perhaps probably prob probs lol lmao haha tbh imo imho ngl honestly really
 pts points pc säker eminim yakin уверен уверена विश्वास निश्चित
+yeah yep no wait
 """.split())
 # what may begin the text after a value in languages written without spaces (_cjk_value_word):
 # a copula, "about", a particle or points ("30分": a score out of 100); a percent word is
@@ -10715,6 +10755,7 @@ conservatively confidently solid solidly firmly high low moderate strong
 confident shaky firm weak cautious rough modest healthy comfortable tentative fair decent
 reasonable safe generous conservative humble pick choose chose picked land settle
 meh like idk tbh ngl prob probs def defo eh um uh erm lol guess reckon bout abt
+yeah yep think
 """.split())
 OTHER_BEFORE = deferred_pattern(
     r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|us\$|rs\.?)\s?)$"
@@ -10798,6 +10839,9 @@ SCALE_KEY_AFTER = deferred_pattern(
 PUNCTUATION_AFTER = deferred_pattern(r"\s*[.;,:!-]")
 SCALE_WORD_AFTER = deferred_pattern(r"\s*(?:thousand|million|billion|trillion|bn|mn|k)\b",
                                     re.IGNORECASE)
+# two number words of ten or more joined by "or" ("sixty or eighty") are two values
+OR_NUMBER_WORD_AFTER = deferred_pattern(rf"\s+or\s+(?:{_CARDINAL})\b", re.IGNORECASE)
+OR_NUMBER_WORD_BEFORE = deferred_pattern(rf"\b(?:{_CARDINAL})\s+or\s+$", re.IGNORECASE)
 OF_AFTER = deferred_pattern(r"\s*%?\s*of\b")
 OF_CONFIDENCE_AFTER = deferred_pattern(r"\s*%?\s*of\s+(?:confidence|certainty)\b",
                                        re.IGNORECASE)
@@ -10888,13 +10932,78 @@ def framings_as_fractions(reply):
     return PER_MILLE.sub("/1000", FREQUENCY_TIMES.sub("", reply))
 
 
+# --- ehq_ref-2: debris around a confidence reply (round 10) -------------------------------
+#
+# A reply that passed through an agent, a tool or a renderer carries their debris: a literal
+# "\\n" for a line break, an HTML entity ("85&#37;"), inline tags ("<b>70</b>%"; struck-out
+# text in "<del>95</del>" is withdrawn, as "~~95~~" is), a code comment after the value's
+# code, lines of a tool's log (latency, HTTP status, "[search] 0 results") and the agent's
+# "Finish[75]", which is its final answer. A chat transcript's asker's lines are the prompt and
+# the answerer's speaker label ("Assistant:", "[10:42] AI:") is no part of the value.
+LITERAL_ESCAPE = deferred_pattern(r"\\([nrt])(?![a-z])")  # "\\text" is LaTeX, no tab
+INLINE_TAG = deferred_pattern(r"<\s*/?\s*(?:b|i|u|em|strong|ins|mark|span|small|big|font|tt)"
+                              r"(?:\s[^<>\n]*)?>", re.IGNORECASE)
+STRUCK_TAG = deferred_pattern(r"<\s*(del|s|strike)(?:\s[^<>\n]*)?>[^\n]*?<\s*/\s*\1\s*>",
+                              re.IGNORECASE)
+CODE_COMMENT = deferred_pattern(r"(?<=[\w;)\]])[^\S\n]+(?:#|//)(?:[^\S\n][^\n]*)?$",
+                                re.MULTILINE)
+AGENT_FINISH = deferred_pattern(r"\b(?:action\s*:\s*)?finish\s*\[\s*([^\[\]\n]{1,40}?)\s*\]",
+                                re.IGNORECASE)
+# the signs of a tool's log line: a latency, an HTTP status or request, a log field, a tool's
+# tag or a bracketed step name at the line's start ("[rag]"; not "[final]", the result's)
+TOOL_LOG_SIGN = deferred_pattern(
+    r"\b\d+(?:\.\d+)?[^\S\n]?ms\b|\bHTTP(?:/[\d.]+)?[^\S\n]?\d{3}\b|\b(?:GET|POST)[^\S\n]+/|"
+    r"\b(?:status|elapsed|latency\w*|duration\w*|tool_call_id)=|<\s*/?\s*tool_\w+\s*>|"
+    r"^[^\S\n]*\[(?!(?:final|answer|output|result)\])[a-z][\w-]*\]", re.IGNORECASE)
+# one of these is in every TOOL_LOG_SIGN match (lower-cased)
+TOOL_LOG_TEST = deferred_pattern(r"\d\s?ms|http|get\s+/|post\s+/|status=|elapsed=|latency|"
+                                 r"duration|tool_|\[")
+SPEAKER_TURN = deferred_pattern(
+    r"^[^\S\n]*(?:>[^\S\n]*)*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][^\S\n]*)?"
+    r"(?:(?P<asker>user|human|system|prompt|q)|assistant|ai|bot|chatbot|model|llm|a)"
+    r"[^\S\n]*:[^\S\n]*(?(asker)[^\n]*)", re.IGNORECASE | re.MULTILINE)
+
+
+def without_tool_log(text):
+    """text without the lines of a tool's log (a line with a TOOL_LOG_SIGN that does not talk
+    of confidence: "Retrieved 12 passages (HTTP 200)", "[rag] recall@5 = 0.8")."""
+    if not may_contain(text, TOOL_LOG_TEST):
+        return text
+    return "\n".join(line for line in text.split("\n")
+                     if not TOOL_LOG_SIGN.search(line) or CONFIDENCE_TALK.search(line))
+
+
+def without_reply_debris(text):
+    """A raw reply without the debris of agents, tools, renderers and transcripts: literal
+    escapes as the characters they stand for, HTML entities decoded, inline tags dropped and
+    struck-out tags with their text, a code comment after code in a fenced block, tool log
+    lines (without_tool_log), an agent's "Finish[75]" as "Final answer: 75", the asker's lines
+    of a transcript and the answerer's speaker label (SPEAKER_TURN)."""
+    if "\\" in text:
+        text = LITERAL_ESCAPE.sub(lambda m: " " if m.group(1) == "t" else "\n", text)
+    if "&" in text and ";" in text:
+        text = html_lib.unescape(text)
+    if "<" in text:
+        text = INLINE_TAG.sub("", STRUCK_TAG.sub(" ", text))
+    if "```" in text:
+        text = CODE_COMMENT.sub("", text)
+    text = without_tool_log(text)
+    if "[" in text:
+        text = AGENT_FINISH.sub(r"Final answer: \1", text)
+    if ":" in text:
+        text = SPEAKER_TURN.sub("", text)
+    return text
+
+
 def confidence_text(text):
-    """A reply with <think> blocks, code fences, struck-through text, markdown emphasis and
+    """A reply without the debris of agents, tools and renderers (without_reply_debris), with
+    <think> blocks, code fences, struck-through text, markdown emphasis and
     quote marks and citations (without_citations) removed, fields in markup as "name: value" lines
-    (markup_as_text), a margin's sign as "±" (MARGIN_SIGN), full-width forms and digits of other
-    systems folded, Chinese and Japanese numerals in digits (cjk_numerals_as_digits), frequencies
-    and per mille as fractions (framings_as_fractions) and every space and dash in one form."""
-    reply = markup_as_text(prepared_text(str(text)), named=None)
+    (markup_as_text), a margin's sign as "±" (MARGIN_SIGN), frequencies and per mille as
+    fractions (framings_as_fractions), a year said in words in digits (spoken_years_as_digits),
+    full-width forms and digits of other systems folded, Chinese and Japanese numerals in digits
+    (cjk_numerals_as_digits) and every space and dash in one form."""
+    reply = markup_as_text(prepared_text(without_reply_debris(str(text))), named=None)
     reply = without_citations(reply)
     if "|" in reply:
         reply = table_fields(reply)
@@ -10910,6 +11019,7 @@ def confidence_text(text):
     if "dr" in reply or "DR" in reply:
         reply = SUMMARY_LABEL.sub("Confidence:", reply)
     reply = framings_as_fractions(reply)
+    reply = spoken_years_as_digits(reply)
     if not reply.isascii():
         reply = cjk_numerals_as_digits(reply.translate(CONFIDENCE_DIGIT_FORMS))
     if LETTER.search(reply) and CONFIDENCE_TRANSLATION_TEST.search(reply):
@@ -10982,8 +11092,9 @@ def _number_spans(reply):
 def _denominator(after):
     """The denominator of a fraction that follows a number, as (value, its offset in after),
     or None: "/100", " out of 100", " of 10", " in 10", " in 1000", " out of ten", " in a
-    hundred" (not "of" before words: "one of two options"); "in" before a year from 1100 to
-    2099 is a year ("in 1998"), and a denominator is never 0."""
+    hundred", a number word of another language (" out of dieci"; not "of" before words:
+    "one of two options"); "in" before a year from 1100 to 2099 is a year ("in 1998"), and a
+    denominator is never 0."""
     match = DENOMINATOR.match(after)
     if not match or match.group("of") and not match.group("digits"):
         return None
@@ -10992,6 +11103,10 @@ def _denominator(after):
         return (value, match.start("digits")) if value else None
     words = NUMBER_WORDS.match(after, match.end())
     value = number_words_value(words.group(0)) if words else None
+    if value is None:  # a number word of another language ("nove out of dieci")
+        other = OTHER_NUMBER_FIRST.match(after, match.end())
+        number = other_number_value(other.group(0)) if other else None
+        return (decimal.Decimal(number), other.start()) if number else None
     return (decimal.Decimal(value[0]), words.start()) if value and value[0] and not value[1] \
         else None
 
@@ -11065,7 +11180,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
                 not next_word == "of" or denominator or CONFIDENCE_LABEL.search(before) or
                 previous_word.casefold() in CONFIDENCE_LEAD and (
                     not next_word or next_word in CONFIDENCE_WORDS) or
-                RANGE_OPEN_BEFORE.search(before)):
+                RANGE_OPEN_BEFORE.search(before) or mention["value"] >= 10 and (
+                    OR_NUMBER_WORD_AFTER.match(after) or OR_NUMBER_WORD_BEFORE.search(before))):
             return "ignored" if not next_word or next_word in CONFIDENCE_WORDS else "other"
     if FOUR_DIGITS.fullmatch(token) and YEAR_PREPOSITION_BEFORE.search(before):
         return "other"
@@ -11119,7 +11235,8 @@ def confidence_mentions(reply, answer=None):
     noun, a falling pair ("52-48", a score). scale: the numbers of "on a scale of 0 to 100",
     "(0-100)", "0 = no confidence", and the denominator of "85/100", "8 out of 10".
     Number words count only as the whole reply, before a confidence word ("eighty-five
-    percent") or after a label or a lead word ("about eighty"); elsewhere they are ignored.
+    percent"), after a label or a lead word ("about eighty", "yeah eighty") or as one of two
+    joined by "or" ("sixty or eighty"); elsewhere they are ignored.
     """
     scale_spans = [(m.start(), m.end(), int(m.group("high"))) for m in SCALE_NOTE.finditer(reply)
                    if (m.group("low"), m.group("high")) in (("0", "100"), ("1", "100"), ("0", "10"),

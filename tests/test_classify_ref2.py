@@ -3953,5 +3953,89 @@ class Round10FramingTest(ReadCases, unittest.TestCase):
                          answer="Anton Volkov")
 
 
+class Round10ConfidenceTest(ReadCases, unittest.TestCase):
+    """Confidence replies of blind corpus round 10, in own wordings: agent and tool-log debris,
+    markup debris (inline HTML, entities, escaped newlines, footnotes, code comments), speaker
+    labels and chat transcripts, and Greek, Hebrew, Vietnamese and Turkish replies."""
+
+    def test_the_final_answer_of_an_agent_trace(self):
+        self.assertReads((
+            ("Thought: two of the 4 sources agree.\nAction: Finish[80]", (0.8, None)),
+            ("Thought: maybe 95 at first, then less sure.\nFinal Answer: 65", (0.65, None)),
+            ("Observation: 3 results\nThought: done\nAction: Finish[55]", (0.55, None))))
+        # near-miss: a trace that never finishes with a value gives none
+        self.assertReads((("Thought: I should look it up.\nAction: Search[Ottawa]",
+                           (None, "no_value")),))
+
+    def test_tool_log_lines_are_no_values(self):
+        self.assertReads((
+            ("Fetched 9 pages (HTTP 200) in 340 ms.\nConfidence: 70", (0.7, None)),
+            ("[lookup] 3 hits, top score = 0.97\nMy confidence: 60%", (0.6, None)),
+            ("status=200 latency_ms=48\n85", (0.85, None))))
+        self.assertReads((("[search] 12 docs, precision = 0.4\n[final] p = 0.75",
+                           (0.75, None)),), "probability")
+        # a log with no value in it gives none, even when it names the answer
+        self.assertReads((
+            ("[wiki] GET /wiki/Ottawa 200 OK (88 ms)", (None, "no_value")),
+            ("tool_call_id=call_7 status=503 error=unavailable", (None, "no_value")),
+            ('<tool_result>{"status": 200, "count": 3}</tool_result>', (None, "no_value"))),
+            answer="Ottawa")
+        # near-miss: a sentence of the reply that talks of confidence stays
+        self.assertReads((("I'm 90% sure, though the lookup took 20 ms.", (0.9, None)),))
+
+    def test_markup_debris_around_the_value(self):
+        self.assertReads((
+            ("<strong>75</strong>%", (0.75, None)), ("<i>about 60</i> percent", (0.6, None)),
+            ("90&#37;", (0.9, None)), ("Confidence: 55&nbsp;%", (0.55, None)),
+            ("<s>90</s> <b>70</b>", (0.7, None)), ("<del>60</del> 45", (0.45, None))))
+        # near-miss: a field in markup still names its value
+        self.assertReads((("<confidence>85</confidence>", (0.85, None)),))
+
+    def test_literal_newline_escapes(self):
+        self.assertReads((("Confidence:\\n75", (0.75, None)),
+                          ("\\n\\n__60__\\n", (0.6, None)),
+                          ("My estimate:\\t\\t40%", (0.4, None))))
+
+    def test_a_footnote_definition_and_a_code_comment(self):
+        self.assertReads((
+            ("75 [2]\n\n[2]: https://example.org/source", (0.75, None)),
+            ("Confidence 80 [1]\n[1]: Britannica, 2019 edition", (0.8, None)),
+            ("```\nconfidence = 70  # on a 0-100 scale, 50 is a guess\n```", (0.7, None)),
+            ("```js\nconst confidence = 0.6; // probability, 1 = certain\n```", (0.6, None))))
+        # near-miss: a comment alone on its line is read
+        self.assertReads((("```\n# 85\n```", (0.85, None)),))
+
+    def test_speaker_labels_and_quoted_transcripts(self):
+        self.assertReads((
+            ("Assistant: 75%", (0.75, None)), ("Bot: about 60", (0.6, None)),
+            ("> Human: how sure are you, 0 to 100?\n> AI: 85", (0.85, None)),
+            ("[09:15] user: give me a number\n[09:16] assistant: 40", (0.4, None)),
+            ("User: are you 90% sure?\nAssistant: 70", (0.7, None))))
+        # near-miss: a time of day in prose is no value
+        self.assertReads((("Checked at 14:30; confidence 65.", (0.65, None)),))
+
+    def test_greek_hebrew_vietnamese_and_turkish_replies(self):
+        self.assertReads((
+            ("Γύρω στο 85 τοις εκατό", (0.85, None)), ("Βεβαιότητα: 75", (0.75, None)),
+            ("בערך 90 אחוז", (0.9, None)), ("ביטחון: 65", (0.65, None)),
+            ("Tôi chắc khoảng 70 phần trăm.", (0.7, None)), ("Yüzde doksan.", (0.9, None)),
+            ("Yüzde yetmiş beş", (0.75, None))))
+        self.assertReads((("Xác suất đúng: 0,7", (0.7, None)), ("Πιθανότητα 0,65", (0.65, None)),
+                          ("הסתברות: 0.4", (0.4, None))), "probability")
+        # near-miss: a Turkish count with its noun is no value
+        self.assertReads((("Seksen yıl önce.", (None, "answer_repeated")),))
+
+    def test_spoken_transcripts(self):
+        self.assertReads((
+            ("um i guess seventy yeah seventy", (0.7, None)),
+            ("hmm eighty no wait more like sixty five", (0.65, None)),
+            ("so yeah like ninety", (0.9, None))))
+        self.assertReads((("forty or seventy i honestly can't choose",
+                           (None, "competing_values")),))
+        # the answer said again in words is no value
+        self.assertReads((("well it was uh eighteen twelve", (None, "answer_repeated")),),
+                         answer="1812")
+
+
 if __name__ == "__main__":
     unittest.main()
