@@ -4832,10 +4832,13 @@ THINK_BLOCK = deferred_pattern(r"<(think|thinking|reasoning|scratchpad)>.*?</\1>
 # What a chat template leaves in a reply: special tokens ("<|im_end|>", "</s>", "[/INST]") and
 # a role label opening a line ("Assistant:", "### Response:") or naming the next turn's
 # speaker after a token ("<|im_start|>user"); a reply holds one only when it holds a
-# TEMPLATE_CUES string.
+# TEMPLATE_CUES string. Round 10 (blind): in such a reply a line in the user's turn
+# ("User: Which river ...?", a bare "User:" that opens the next turn) is the question, not
+# the answer.
 TEMPLATE_DEBRIS = deferred_pattern(
     r"<\|[\w.-]+\|>(?:(?:user|system|assistant|human)\b)?|</?s>|\[/?INST\]"
-    r"|^[ \t]*(?:#{1,4}[ \t]*)?(?:assistant|response)[ \t]*:",
+    r"|^[ \t]*(?:#{1,4}[ \t]*)?(?:assistant|response)[ \t]*:"
+    r"|^[ \t]*(?:user|human)[ \t]*:[^\n]*",
     re.IGNORECASE | re.MULTILINE)
 TEMPLATE_CUES = ("<|", "</s>", "<s>", "INST]", "ssistant", "esponse")
 # The capital letters a name may begin with, as the body of a regular-expression class: ASCII
@@ -4886,18 +4889,50 @@ def prepared_text(text):
 # round 4, FEQ/CCQ: a reasoning section that opens the answer ("Reasoning:", "## Thinking",
 # numbered steps or prose) and is followed by a final-answer line ("Final answer: ...") is
 # read as a <think> block is: the final answer alone commits (final_answer_only).
-_REASONING_LABEL = (r"[#*_ \t]*(?:reasoning|thinking|thought process|my reasoning|working|"
-                    r"working out|analysis|scratchpad)[*_ \t]*(?::|$)")
-_FINAL_LABEL = r"[#*_ \t]*(?:final answer|final|short answer|answer)[*_ \t]*(?::|$)"
-REASONING_SECTION = deferred_pattern(r"\s*" + _REASONING_LABEL + r".*?\n(?=" + _FINAL_LABEL + ")",
+# round 10 (blind): an agent's trace is such a section: "Thought:", "Action:" and
+# "Observation:" lines (ReAct) or numbered steps ("[step 1] search(...)") up to its final
+# answer ("Final Answer: ...", "[step 2] final_answer: ..."); what a tool returned is no
+# answer of the model's.
+_STEP_MARK = r"(?:\[\s*step\s*\d{1,2}\s*\][ \t]*)?"
+_REASONING_LABEL = (r"[#*_ \t]*" + _STEP_MARK + r"(?:reasoning|thinking|thought process|"
+                    r"my reasoning|working|working out|analysis|scratchpad|thought|action)"
+                    r"(?:[*_ \t]*(?::|$)|\s*\d{1,2}\s*:)|[ \t]*\[\s*step\s*1\s*\]")
+_FINAL_LABEL = (r"[#*_ \t]*" + _STEP_MARK + r"(?:final[ _]answer|final|short answer|answer)"
+                r"[*_ \t]*(?::|$)")
+REASONING_SECTION = deferred_pattern(r"\s*(?:" + _REASONING_LABEL + r").*?\n" + _STEP_MARK +
+                                     r"(?=" + _FINAL_LABEL + ")",
                                      re.DOTALL | re.IGNORECASE | re.MULTILINE)
+
+
+# round 10 (blind): function calls and tool results written as JSON objects, one a line
+# ('{"name": "drug_lookup", "arguments": {...}}', '{"result": []}'), that open an answer
+# whose prose follows are the agent's trace, not its answer.
+TOOL_CALL_LINES = deferred_pattern(r"\s*(?:\{[^\n]*\}[^\S\n]*\n\s*)+(?=[^\s{])")
+TOOL_FINAL_LABEL = "final_answer"  # an agent tool's name for its final answer
+
+
+def without_tool_calls(text):
+    """text without the JSON lines of tool calls and results that open it (TOOL_CALL_LINES)
+    when prose follows them; any other text is returned as it is."""
+    if "{" not in text or text.lstrip()[:1] != "{":
+        return text
+    calls = TOOL_CALL_LINES.match(text)
+    return text[calls.end():] if calls else text
 
 
 def final_answer_only(text):
     """text without a reasoning section that opens it and ends where a final-answer line
-    begins (REASONING_SECTION); any other text is returned as it is."""
+    begins (REASONING_SECTION), a tool's label "final_answer" read as "Final answer", and
+    without the tool calls that open it (without_tool_calls); any other text is returned
+    as it is."""
+    text = without_tool_calls(text)
     section = REASONING_SECTION.match(text)
-    return text[section.end():] if section else text
+    if section is None:
+        return text
+    final = text[section.end():].lstrip(" \t")
+    if final[:len(TOOL_FINAL_LABEL)].casefold() == TOOL_FINAL_LABEL:
+        return "Final answer" + final[len(TOOL_FINAL_LABEL):]
+    return final
 
 
 # A markdown heading that names what the lines under it are: the answer, or background to it
@@ -5036,6 +5071,17 @@ MARKUP_FIELDS = (
                      r"\[\s*/\s*\1\s*\]", re.IGNORECASE),
 )
 MARKUP_TAG = deferred_pattern(r"<\s*/?\s*[a-z_][\w-]{0,30}\s*/?\s*>", re.IGNORECASE)
+# round 10 (blind): what a web page or a JSON string leaves in a text: an HTML character
+# reference ("&#39;", "&quot;", "&mdash;", "&#x2014;") stands for its character; a break or
+# the opening tag of a block ("<br>", "<br/>", "<p>", "<li>"), and an escape written out
+# (backslash and n) before anything but a small letter (LaTeX's "\neq", "\nu" are
+# commands), for a line break.
+HTML_ENTITY = deferred_pattern(r"&(?:#\d{1,6}|#x[0-9a-f]{1,5}|[a-z][a-z\d]{1,9});",
+                               re.IGNORECASE)
+# a written-out line break, carriage return or tab ("\\n", "\\r\\n", "\\t"); "\\text" and
+# "\\neq" are LaTeX
+ESCAPED_WHITESPACE = deferred_pattern(r"\\(?:r\\n|[nrt])(?![a-z])")
+BREAK_TAG = deferred_pattern(r"<\s*(?:br|p|div|li|tr)\s*/?\s*>", re.IGNORECASE)
 # round 8: a citation mark after a word or a sentence's punctuation ("80 [1]", "According to
 # Reuters [1], ..."), never a value in brackets ("[85]", "Confidence: [85]", "was [612]."
 # has three digits), and the footnote line of a mark the text cites ("[1] Britannica",
@@ -5071,14 +5117,31 @@ def answer_notation(text):
     return text
 
 
+def html_as_text(text):
+    """text with each character reference (HTML_ENTITY) written as the character it stands
+    for, prepared (prepared_text: "&mdash;" is a spaced dash), and each "\\n" escape written
+    out (ESCAPED_WHITESPACE) as a line break ("\\t" as a space); a text without "&" or a
+    backslash is returned as it is."""
+    if "&" in text and ";" in text:
+        text = HTML_ENTITY.sub(lambda match: prepared_text(html_lib.unescape(match.group(0))),
+                               text)
+    if "\\" in text:
+        text = ESCAPED_WHITESPACE.sub(lambda match: " " if match.group(0) == "\\t" else "\n",
+                                      text)
+    return text
+
+
 def markup_as_text(text, named=QUALIFIER_KEYS):
     """text in markup read as text: each field (MARKUP_FIELDS) on a line of its own, as
     "name: value" when its name is ``named`` (None: every name), else as its value alone, and
     every other tag dropped (MARKUP_TAG). An answer names only its qualifiers ("<confidence>
     low</confidence>" -> "confidence: low", as in a JSON answer); a confidence reply names
-    every field, so that a label names its value. A text without a closing tag is returned as
-    it is."""
-    if "</" not in text and "[/" not in text:
+    every field, so that a label names its value. Character references and escaped line
+    breaks are read first (html_as_text); a break or block tag left ("<br>", "<p>" around
+    more than a field, BREAK_TAG) is a line break. A text without a closing tag or a "<br"
+    is returned as it is."""
+    text = html_as_text(text)
+    if "</" not in text and "[/" not in text and "<br" not in text:
         return text
 
     def line(match):
@@ -5088,7 +5151,7 @@ def markup_as_text(text, named=QUALIFIER_KEYS):
 
     for pattern in MARKUP_FIELDS:
         text = pattern.sub(line, text)
-    return MARKUP_TAG.sub(" ", text)
+    return MARKUP_TAG.sub(" ", BREAK_TAG.sub("\n", text))
 
 
 # round 7: an answer in LaTeX is read as its text: math between "$" signs (one holding a
@@ -5422,6 +5485,12 @@ _FAIRLY = (r"(?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relati
            r"nearly)")
 _WHOLLY = r"(?:completely|fully|entirely|totally|absolutely|quite|100%)"
 _LOW_CONFIDENCE = r"(?:low|medium|moderate|limited)"
+# round 10 (blind): what an assumption may be about instead of the answer: the question's
+# own words ("I assume you mean ...", "I assume "Marchetti-Thorn" variants too"), a reading
+# of the question (meta), no doubt about the answer.
+_QUESTION_WORDING = (r"(?:that )?(?:you (?:mean|meant|are asking|'re asking|are referring|"
+                     r"'re referring)\b|(?:\"[^\"\n]{1,60}\" |the |other |alternative )?"
+                     r"(?:spellings?|variants?)\b)")
 _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:that|this|the) "
           r"name|of (?:that|this|the) name|under (?:that|this|the) name|attributed to|"
           r"had (?:that|this|the) name|bore (?:that|this|the) name)")
@@ -5724,7 +5793,8 @@ CLAUSE_ROLES = (
         + _NAMED + r"\b",
         r"\bno (?:such|known|real|actual|documented|recorded|verifiable|historical|"
         r"recognized|recognised|existing|reputable)\b",
-        r"\bno [\w-]+(?: [\w-]+){0,3} " + _NAMED + r"\b",
+        # "no poet named X"; "no new director was named" reports that nobody was appointed
+        r"\bno [\w-]+(?: (?!(?:was|were|is|are|been|be)\b)[\w-]+){0,3} " + _NAMED + r"\b",
         r"\b(?:does|did|do)(?: not|n't|nt) (?:appear to |seem to |actually |really |even )?"
         r"(?:exist|have existed)\b",
         r"\b(?:never|not) (?:existed|exists?)\b",
@@ -6118,7 +6188,8 @@ CLAUSE_ROLES = (
         r"strong |heavy |big |firm )?(?:favou?rites?|front-?runners?|tipped|favou?red|expected) "
         r"to win\b",
         r"\bin all likelihood\b", r"\bchances are\b", r"\bthe odds are\b",
-        r"\bi (?:think|believe|guess|suspect|assume|reckon|imagine|presume|estimate|gather|"
+        r"\bi (?:think|believe|guess|suspect|assume(?! " + _QUESTION_WORDING + r")|reckon|"
+        r"imagine|presume(?! " + _QUESTION_WORDING + r")|estimate|gather|"
         r"seem to (?:recall|remember)|vaguely (?:recall|remember))\b",
         r"\bi have (?:a|the) (?:feeling|hunch|sense|impression)\b", r"\bmy gut\b",
         r"\bi(?:'d| would) (?:say|guess|think|imagine|estimate|venture|hazard|bet|wager|assume|"
@@ -6308,6 +6379,7 @@ CLAUSE_ROLES = (
         r"\b(?:perhaps|maybe) you (?:mean|meant|are thinking|'re thinking|are referring|"
         r"'re referring|have in mind)\b",
         r"\bdid you mean\b", r"\byou (?:may|might) (?:mean|have meant)\b",
+        r"\bi(?:'m| am)? (?:assum(?:e|ing)|presum(?:e|ing)|take it) " + _QUESTION_WORDING,
         r"\bare you (?:thinking|referring)\b",
         r"\bif you (?:mean|meant|are (?:thinking|referring|asking)|'re (?:thinking|referring|"
         r"asking)|can (?:provide|share|give|tell)|have (?:more|additional|any|a)|could (?:provide|"
@@ -7732,6 +7804,11 @@ _UNIT_GROUPS = (
     ("power", "1000", ("gw",)),
     ("power", "0.001", ("kw",)),
     ("dose", "1", ("mg/day",)),
+    # round 10 (blind): an oil output, its abbreviations those of energy news and panels
+    ("oil_flow", "1", ("barrels per day", "barrels a day", "barrels/day", "bbl/d", "b/d",
+                       "bpd")),
+    ("oil_flow", "1000", ("kb/d", "kbpd")),
+    ("oil_flow", "1000000", ("mb/d", "mbpd", "mmbpd")),
 )
 UNITS = {name: (dimension, decimal.Decimal(factor))
          for dimension, factor, names in _UNIT_GROUPS for name in names}
@@ -7880,9 +7957,11 @@ def may_name_a_date(text):
 
 def date_mentions(text, years=True):
     """Calendar mentions in text as dicts {year, month, day, season, start, end}, each part
-    None when absent. "2026-06-19", "19 June 2026", "June 19th, 2026", "19/06/2026"
-    (both day-month readings kept as "alt"), "June 2026", "Fall 1946", and bare years
-    ("1963", "328 BC" -> -328; left out when years is False) are read.
+    None when absent. "2026-06-19", "19 June 2026", "June 19th, 2026", "19/06/2026" (day
+    first; when the first number could be a month, "03/04/2026", the month-first reading is
+    kept as "alt" (month, day); "1/15/1919", with no month 15, has only that one), "June
+    2026", "Fall 1946", and bare years ("1963", "328 BC" -> -328; left out when years is
+    False) are read.
     """
     mentions, covered = [], []
     if not HAS_DIGIT.search(text):
@@ -7895,8 +7974,10 @@ def date_mentions(text, years=True):
         elif group["ny"]:
             first, second, year = int(group["na"]), int(group["nb"]), int(group["ny"])
             day, month = first, second
-            if first <= 12 and second <= 31:
-                alt = (second, first)
+            if first <= 12 and second <= 31:  # the month first, as in the US: (month, day)
+                alt = (first, second)
+                if second > 12:  # "1/15/1919": no month 15, so only the US reading is left
+                    month, day, alt = first, second, None
         elif group["dm"]:
             day, month = int(group["dd"]), MONTH_NUMBERS[group["dm"].casefold()]
             year = int(group["dy"]) if group["dy"] else None
@@ -7910,8 +7991,7 @@ def date_mentions(text, years=True):
         else:
             season, year = SEASON_MONTHS[group["season"].casefold()], int(group["sy"])
         if month is not None and not 1 <= month <= 12 or day is not None and not 1 <= day <= 31:
-            if alt is None:
-                continue
+            continue
         mentions.append({"year": year, "month": month, "day": day, "season": season, "alt": alt,
                          "start": match.start(), "end": match.end()})
         covered.append((match.start(), match.end()))
@@ -10940,7 +11020,6 @@ def framings_as_fractions(reply):
 # code, lines of a tool's log (latency, HTTP status, "[search] 0 results") and the agent's
 # "Finish[75]", which is its final answer. A chat transcript's asker's lines are the prompt and
 # the answerer's speaker label ("Assistant:", "[10:42] AI:") is no part of the value.
-LITERAL_ESCAPE = deferred_pattern(r"\\([nrt])(?![a-z])")  # "\\text" is LaTeX, no tab
 INLINE_TAG = deferred_pattern(r"<\s*/?\s*(?:b|i|u|em|strong|ins|mark|span|small|big|font|tt)"
                               r"(?:\s[^<>\n]*)?>", re.IGNORECASE)
 STRUCK_TAG = deferred_pattern(r"<\s*(del|s|strike)(?:\s[^<>\n]*)?>[^\n]*?<\s*/\s*\1\s*>",
@@ -10974,15 +11053,12 @@ def without_tool_log(text):
 
 
 def without_reply_debris(text):
-    """A raw reply without the debris of agents, tools, renderers and transcripts: literal
-    escapes as the characters they stand for, HTML entities decoded, inline tags dropped and
+    """A raw reply without the debris of agents, tools, renderers and transcripts: escapes and
+    character references as what they stand for (html_as_text), inline tags dropped and
     struck-out tags with their text, a code comment after code in a fenced block, tool log
     lines (without_tool_log), an agent's "Finish[75]" as "Final answer: 75", the asker's lines
     of a transcript and the answerer's speaker label (SPEAKER_TURN)."""
-    if "\\" in text:
-        text = LITERAL_ESCAPE.sub(lambda m: " " if m.group(1) == "t" else "\n", text)
-    if "&" in text and ";" in text:
-        text = html_lib.unescape(text)
+    text = html_as_text(text)
     if "<" in text:
         text = INLINE_TAG.sub("", STRUCK_TAG.sub(" ", text))
     if "```" in text:
