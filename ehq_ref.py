@@ -5491,6 +5491,15 @@ _LOW_CONFIDENCE = r"(?:low|medium|moderate|limited)"
 _QUESTION_WORDING = (r"(?:that )?(?:you (?:mean|meant|are asking|'re asking|are referring|"
                      r"'re referring)\b|(?:\"[^\"\n]{1,60}\" |the |other |alternative )?"
                      r"(?:spellings?|variants?)\b)")
+# The answerer's last update as the date of what it says ("As of my last update, ..."): a
+# knowledge limit, unless it dates a value the answer caveats (dated_answers).
+_AS_OF_MY_UPDATE = (
+    r"\bas of my (?:last |latest |most recent |final )?(?:update|training|knowledge|"
+    r"information|data)\b",
+    r"\bat the time of my (?:last |latest |most recent )?(?:update|training|knowledge)\b")
+# A stated chance below certainty, roughly or not ("about 60%", "≈ 40 percent", "~80%").
+_ABOUT_PERCENT = (r"(?:(?:\b(?:only|about|around|roughly|maybe|perhaps|like|approximately|"
+                  r"probably) )?[~≈]? ?)(?<![\d.,])\d{1,2}(?:\.\d+)? ?(?:%|percent|per cent)")
 _NAMED = (r"(?:called|named|titled|known as|by (?:that|the|this) name|with (?:that|this|the) "
           r"name|of (?:that|this|the) name|under (?:that|this|the) name|attributed to|"
           r"had (?:that|this|the) name|bore (?:that|this|the) name)")
@@ -5896,7 +5905,7 @@ CLAUSE_ROLES = (
         r"\b(?:it|that|this|which)'s (?:missing|absent|gone|blank)\b",
         r"\bthere(?:'s| is) (?:a|an) (?:gap|blank|hole|empty (?:space|slot))\b",
         r"\b(?:only|merely|just) (?:says|states|mentions|notes|gives|tells|indicates|refers|"
-        r"reports|describes|shows|lists|covers|that)\b",
+        r"reports|describes|shows|lists|covers|that|compares|contrasts|cites|quotes)\b",
         # round 7: the same with "only" after the verb ("It names only the runners-up")
         r"\b(?:says|states|mentions|notes|gives|names|lists|reports|shows|identifies|"
         r"provides|quotes) only\b",
@@ -6034,9 +6043,7 @@ CLAUSE_ROLES = (
         r"\bmy (?:training(?: data)?|knowledge|data|information|records?)(?: only)? (?:ends|ended|"
         r"goes|went|extends|extended|runs|ran|stops|stopped|is current|is limited|was last "
         r"updated|covers|dates|reaches|only go|only goes)\b",
-        r"\bas of my (?:last |latest |most recent |final )?(?:update|training|knowledge|"
-        r"information|data)\b",
-        r"\bat the time of my (?:last |latest |most recent )?(?:update|training|knowledge)\b",
+        *_AS_OF_MY_UPDATE,
         r"\b(?:after|beyond|past|outside(?: of)?|since) (?:my|the) (?:knowledge|training|"
         r"cut-?off|data|last update)\b",
         r"\b(?:is |are |was |were )?outside (?:of )?what i (?:know|can|have)\b",
@@ -6298,12 +6305,13 @@ CLAUSE_ROLES = (
         # guesses ("my money's on X", "go out on a limb", "I'll hazard a guess", "prob X",
         # "subject to verification", "on balance", "the evidence points to", "insofar as I
         # can ascertain")
-        r"\bi(?:'m| am) (?:only |about |around |roughly |maybe |perhaps |like |approximately |"
-        r"probably )?\d{1,2}(?:\.\d+)? ?(?:%|percent|per cent) (?:sure|certain|confident|"
-        r"positive)\b",
-        r"\b(?:confidence|certainty)(?: level)? (?:is |at |of |would be |sits at |stands at |"
-        r"here is |on this is )?(?:only |about |around |roughly |maybe |perhaps |like )?"
-        r"\d{1,2}(?:\.\d+)? ?(?:%|percent|per cent)",
+        # round 10 (blind): a confidence below 100 also without "I'm", or as a label
+        # ("5:21:44 (about 60% sure)", "(confidence ≈ 40%)", "[certainty: 80%]", "with 70%
+        # confidence"; a confidence interval is a statistic)
+        r"(?:\bi(?:'m| am) )?" + _ABOUT_PERCENT + r" (?:sure|certain|confident|positive|"
+        r"certainty|confidence(?! (?:interval|level|limit|bound|band|region)))\b",
+        r"\b" + _STATED_CONFIDENCE + r"(?:\s*[:=≈~]\s*| (?:is |at |of |would be |sits at |"
+        r"stands at |here is |on this is )?)" + _ABOUT_PERCENT,
         r"\b" + _LOW_CONFIDENCE + r" confidence\b",
         r"\bmy money(?:'s| is|'d be| would be) on\b", r"\bout on a limb\b",
         r"\bhazard (?:a|my) guess\b", r"\bprobs?\b", r"\bsubject to (?:verification|"
@@ -6325,6 +6333,9 @@ CLAUSE_ROLES = (
         r"\bi (?:" + _CANT + r"|" + _DONT + r") (?:quite )?(?:settle|decide|determine|tell|"
         r"work out|establish|say|pin down|be sure|know|remember|recall)" + _WHICH_CANDIDATE,
         r"\b(?:shot|stab) in the dark\b",
+        # round 10 (blind): "so treat that as provisional"
+        r"\b(?:treat|take|regard|consider) (?:that|this|it|the (?:figure|number|date|name|"
+        r"value|count)) as (?:provisional|tentative|approximate|unconfirmed|unverified)\b",
     ) + other_language_markers("uncertainty")),
     # Advice to look elsewhere ("you could check"); seeing a thing happen ("you might see it
     # land in October": round 6) is none.
@@ -6580,11 +6591,13 @@ V2_ANSWER_CUE = deferred_pattern(
     r"(?! (?:where|how|who|whom|what|why|when|whether)\b)"
     r"|\bwhich (?:means|gives|makes)\b|\bmust (?:be|have been)\b", re.IGNORECASE)
 # A clause that withdraws the answer before it and gives another ("No, sorry: 1689.",
-# "Actually no, wait, ...", "Correction: ...", "Sorry, I miscounted: ...", "No, my mistake,
-# ..."): what comes before it is the corrected-away answer (corrected_from).
+# "Actually no, wait, ...", "hang on, no, it was ...", "Correction: ...", "Sorry, I
+# miscounted: ...", "No, my mistake, ..."): what comes before it is the corrected-away answer
+# (corrected_from).
 SELF_CORRECTION = deferred_pattern(
-    r"^\W*(?:(?:no|oh|oops|sorry|wait|hmm|um|apologies|actually)\W+){0,3}"
-    r"(?:(?:no|wait)\W+(?:sorry|wait|actually|no)|(?:actually|wait|hmm|oh),? no|correction"
+    r"^\W*(?:(?:no|oh|oops|sorry|wait|hmm|um|apologies|actually|hang on|hold on)\W+){0,3}"
+    r"(?:(?:no|wait)\W+(?:sorry|wait|actually|no)|(?:actually|wait|hmm|oh|hang on|hold on),? no"
+    r"|correction"
     r"|let me (?:correct|fix|rephrase) (?:that|myself|this)|i (?:mis(?:counted|spoke|read|"
     r"remembered|stated|typed|named|spelled|calculated)|was wrong|got (?:that|it) wrong|"
     r"made (?:a|an) (?:mistake|error)|stand corrected)|my (?:mistake|bad|error)|"
@@ -6598,6 +6611,12 @@ WITHDRAWN_VALUE = deferred_pattern(
     r"result|reading|rate|total) (?:(?:that )?i (?:remember|recall|had|have|know) )?)?from "
     r"(?:an? |the )?(?:earlier|previous|prior|different|other|another|older|last)\b)",
     re.IGNORECASE)
+# A bare "No," opening a clause: after an answer to a question that asks no yes/no, it
+# rejects that answer (correction_cue).
+REJECTION_OPENER = deferred_pattern(r"^\W*no\b[,.;:!]", re.IGNORECASE)
+# A subject pointing back at the answer just rejected ("No, that was his father").
+REJECTED_POINTER = deferred_pattern(r"^\W*(?:that|this|he|she|it)(?:'s| was| is)\b",
+                                    re.IGNORECASE)
 PASSIVE_AGENT = deferred_pattern(r"\b(?:is|are|was|were) (?:\w+ly )?\w+ed by\b", re.IGNORECASE)
 # The summary an answer ends on, also a strong cue ("In short, ...", "To answer directly: ...").
 STRONG_ANSWER_CUE = deferred_pattern(r"\b(?:the )?(?:correct |short |final |right )?answer(?: is|:)"
@@ -6667,6 +6686,12 @@ SOFT_LEAD = deferred_pattern(
     re.IGNORECASE)
 
 
+# round 10 (blind): a hedge inside what a source is reported to call something ("which the
+# announcement described as probably captured objects") is the source's, not the answerer's.
+REPORTED_DESCRIPTION = deferred_pattern(
+    r"\b(?:described|characteri[sz]ed|called|termed|labell?ed|classified|referred to|"
+    r"dubbed) (?:(?:it|them|this|these|him|her) )?as\s*$|\b(?:dubbed|termed|called) "
+    r"(?:it|them|this|these|him|her)\s*$", re.IGNORECASE)
 # round 9: a modal that only leads into advice ("X's archives might be good places to look",
 # "the registry could also be the place to start"): between the modal and the advice marker
 # a copula at most, so the modal qualifies the advice, not an answer.
@@ -8058,12 +8083,21 @@ REPORTING_STEMS = frozenset(stem(word) for word in (
     "details specifies indicates reads writes announces covers".split()))
 
 
+# A question that asks what something states ("What does the X theorem state about ...?"):
+# its answer is a proposition, and an "A or B" inside it ("no cycles of length 4 or 5") is
+# part of what is stated, not two candidates (match_clauses).
+STATEMENT_QUESTION = deferred_pattern(
+    r"^\W*what (?:does|did|do) (?:[\w'-]+ ){1,8}?(?:state|say|claim|assert|prove|show|"
+    r"predict|hold|establish|stipulate|require|imply|propose|posit)\b", re.IGNORECASE)
+
+
 class AnswerContext:
     """What reading an answer needs to know about its item (built once per item, cached)."""
 
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
-                 "asks_winner", "asked", "months", "numbers", "place", "question_words")
+                 "asks_winner", "asked", "months", "numbers", "place", "question_words",
+                 "asks_statement")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -8078,6 +8112,7 @@ class AnswerContext:
         self.source_text = " ".join((question + " " + (document or "")).casefold().split())
         self.names = frozenset(name_stem(w) for w in QUESTION_NAME_WORD.findall(question))
         self.asks_winner = WIN_QUESTION.search(question) is not None
+        self.asks_statement = STATEMENT_QUESTION.search(question) is not None
         self.asked = asked_noun(question)
         self.place = asked_place(question)
         self.months = frozenset(mention["month"] for mention in date_mentions(
@@ -8142,11 +8177,12 @@ def has_content_words(text, context, extra=frozenset()):
     return False
 
 
-PIECE_BREAK = deferred_pattern(r",\s+|:\s+")
+PIECE_BREAK = deferred_pattern(r",\s+|(?<![Cc]onfidence)(?<![Cc]ertainty):\s+")
 
 
 def _pieces(text):
-    """Comma and colon pieces of a clause ("15,000" stays whole)."""
+    """Comma and colon pieces of a clause ("15,000" stays whole; a stated confidence keeps
+    its value: "certainty: 80%")."""
     if ", " not in text and ": " not in text:
         return [text] if text.strip() else []
     return [piece for piece in PIECE_BREAK.split(text) if piece.strip()]
@@ -8274,7 +8310,8 @@ def read_clause(clause, context, scanned=None):
     withheld, so I can't give it"). An uncertainty marker before a forward marker in the same
     piece, or earlier pieces that are only a soft lead (SOFT_LEAD: "As far as I can tell, there
     was never a bank called X"), qualify the abstention: the uncertainty is dropped; so is an
-    uncertainty marker that leads straight into advice (qualifies_advice). A quoted
+    uncertainty marker that leads straight into advice (qualifies_advice) or a hedge in what
+    a source is reported to call something (REPORTED_DESCRIPTION). A quoted
     span is a quotation (_quotation_role) or else content without markers; a blockquote line
     that quotes neither the document nor the question is the answerer's own words ("> I'm not
     certain about this attribution"), read as any clause.
@@ -8318,7 +8355,8 @@ def read_clause(clause, context, scanned=None):
         for number, (role, start, end, _) in enumerate(found):
             if start < cursor:
                 continue
-            if role == "uncertainty" and qualifies_advice(piece, start, found[number + 1:]):
+            if role == "uncertainty" and qualifies_advice(piece, start, found[number + 1:]) or \
+                    role in HEDGING_ROLES and REPORTED_DESCRIPTION.search(piece, 0, start):
                 continue
             remainder.append(piece[cursor:start])
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
@@ -8670,6 +8708,31 @@ def withdrawn_values(clauses, facts):
                 if earlier["role"] == "content":
                     earlier["role"] = "meta"
                 facts.add("value_withdrawn")
+
+
+DATED_FRAME = deferred_pattern("|".join(_AS_OF_MY_UPDATE), re.IGNORECASE)
+
+
+def dated_answers(clauses, context, facts):
+    """A value dated to the answerer's last update (DATED_FRAME: "As of my last update,
+    Triglav's height was 2,864 m"), when that date is the answer's only limit and another
+    clause caveats it (a hedge or advice: "though figures get revised, so please verify"),
+    is a hedged answer: its clause is read again without the date. A limit said beside the
+    date ("As of my last update, I have no record of X") stays a limit."""
+    dated = [number for number, clause in enumerate(clauses) if clause["role"] in FORWARD_ROLES]
+    if len(dated) != 1 or clauses[dated[0]]["markers"] != ["knowledge_limit"]:
+        return
+    clause = clauses[dated[0]]
+    frame = DATED_FRAME.search(clause["text"])
+    if frame is None or not any(other["role"] in HEDGING_ROLES or "meta" in other["markers"]
+                                for other in clauses if other is not clause):
+        return
+    again = read_clause(dict(clause, text=clause["text"][:frame.start()] + " " +
+                             clause["text"][frame.end():]), context)
+    if again["content"] and not any(role in FORWARD_ROLES for role in again["markers"]):
+        clause.update(role="uncertainty", markers=sorted({"uncertainty", *again["markers"]}),
+                      content=True, answer_text=again["answer_text"], hedged=True)
+        facts.add("value_dated_to_last_update")
 
 
 def taken_up_as_a_guess(clauses):
@@ -9100,6 +9163,9 @@ def read_answer(answer, item, context=None):
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - CCQ: what the document gives, set against its silence on the asked slot
       (set_against_silence: "It mentions X and Y, but not the free-tier limit"), is no guess.
+    - A value dated to the answerer's last update and caveated elsewhere, with no other
+      limit, is a hedged answer (dated_answers: "As of my last update, X was Y, though such
+      figures get revised").
     - A self-correction that takes the value back withdraws the content up to it
       (withdrawn_values: "$68.20 - actually, let me correct that: $68.20 is a figure I
       remember from an earlier year").
@@ -9131,6 +9197,7 @@ def read_answer(answer, item, context=None):
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
     background_limits(clauses, context, facts)
+    dated_answers(clauses, context, facts)
     withdrawn_values(clauses, facts)
     in_world_fiction(clauses, facts)
     if context.category == "CCQ":
@@ -9178,11 +9245,12 @@ def read_answer(answer, item, context=None):
 # --- ehq_ref-2: Winners and losers -----------------------------------------------------
 
 # Verbs by which one side beats another, and words that name a side as not winning ("lost",
-# "finished second", "came in behind"): the opponent cues of a winner question and two of the
-# sides of a score (SCORE_SIDE_CUES).
+# "finished second", "came in behind", "did not win"): the opponent cues of a winner question
+# and two of the sides of a score (SCORE_SIDE_CUES).
 DEFEAT_VERBS = ("beat|beats|beating|defeated|defeats|defeating|edged|edging|overcame|overcoming|"
                 "outlasted|outscored|eliminated|knocked out")
-NOT_WINNING = (r"lost|was beaten|were beaten|was defeated|were defeated|(?:finished|came|placed|"
+NOT_WINNING = (r"lost|was beaten|were beaten|was defeated|were defeated|(?:did|does) not win|"
+               r"didn't win|never won|failed to win|(?:finished|came|placed|"
                r"ended|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|3rd|4th|runner-up|"
                r"behind)(?![\w-])|runner-up|runners-up|was eliminated|fell to|went down to|"
                r"bowed out|conceded|(?:to )?settl(?:e|ed|es|ing) for (?:second|third|2nd|3rd|"
@@ -9424,6 +9492,20 @@ def states_the_asked_slot(text, context):
     return all(word in STOPWORDS or context.asks(stem(word)) for word in folded_words(complement))
 
 
+# A clause that is a subject, one verb and an anaphor for the entity asked about, and no
+# more ("Juan Rulfo wrote it", "Mahler conducted it"): does_the_asked_act reads the verb.
+SUBJECT_VERB_ANAPHOR = deferred_pattern(r"^\W*[^\W\d][\w.' -]{0,60}? ([\w'-]+) (?:it|them)\W*$",
+                                        re.IGNORECASE)
+
+
+def does_the_asked_act(text, context):
+    """True when a clause says its subject did what the question asks of the entity, in the
+    question's own verb and with an anaphor for the entity (SUBJECT_VERB_ANAPHOR: "Juan
+    Rulfo wrote it" for "Who wrote the novel Pedro Paramo?")."""
+    said = SUBJECT_VERB_ANAPHOR.match(text)
+    return said is not None and context.asks(stem(said.group(1).casefold()))
+
+
 # A common noun (lower case), a link word and fillers, just before a number: what the number
 # is said of ("the magnitude of 7.1", "argon, at 0.93%", "the rate was 4.25%"). A colon or a
 # bare comma lists ("medals: six in ..."), a name owns its number ("Strong Armenia 24").
@@ -9464,20 +9546,46 @@ def gives_value_of_question(text, context):
     return any(said_of_question(mention, digits, context) for mention in quantity_mentions(digits))
 
 
+def correction_cue(clauses, index, context):
+    """The self-correction opening clause index (a match), or None: SELF_CORRECTION, or a
+    bare "No," (REJECTION_OPENER) after a content clause when the question asks no yes/no
+    ("The last emperor was Khai Dinh. No, Khai Dinh was his father.")."""
+    text = clauses[index]["text"]
+    cue = SELF_CORRECTION.match(text)
+    if cue is None and context.kind != "yesno" and any(c["content"] for c in clauses[:index]):
+        cue = REJECTION_OPENER.match(text)
+    return cue
+
+
+def restates_withdrawn(text, withdrawn, context):
+    """True when every name text gives is already in the clauses withdrawn, or it names none,
+    points back at them (REJECTED_POINTER) and offers no value of the asked kind: it says
+    what the withdrawn answer really was ("No, Khai Dinh was his father", "No, that was his
+    father"), offering no new value ("Wait, no, it was signed in 1815" offers one)."""
+    names = names_in(text, context)
+    if not names:
+        return REJECTED_POINTER.match(text) is not None and \
+            not has_expected_candidate(text, context, strict=True)
+    said = " ".join(clause["text"] for clause in withdrawn)
+    return all(name in said for name in names)
+
+
 def corrected_from(clauses, context):
     """The index of the first clause that may answer: after a self-correction
-    (SELF_CORRECTION: "No, sorry: 1689.", "Correction: it set it at 3.5%") that offers a
+    (correction_cue: "No, sorry: 1689.", "Correction: it set it at 3.5%") that offers a
     value of the asked kind, in its own words after the cue or, when the cue is all it says
-    ("Sorry, I misspoke."), in the next content clause, the clauses before that value are the
-    answer it withdraws; 0 without one. A correction of another detail ("Correction: the
-    final was on 7 July") offers no such value and withdraws nothing."""
+    ("Sorry, I misspoke.") or it only restates what it withdraws (restates_withdrawn), in the
+    next content clause, the clauses before that value are the answer it withdraws; 0
+    without one. A correction of another detail ("Correction: the final was on 7 July")
+    offers no such value and withdraws nothing."""
     start = 0
     for index, clause in enumerate(clauses):
-        cue = SELF_CORRECTION.match(clause["text"])
+        cue = correction_cue(clauses, index, context)
         if cue is None:
             continue
         offered, text = index, clause["text"][cue.end():]
-        if not has_content_words(text, context):
+        if not has_content_words(text, context) or \
+                restates_withdrawn(text, clauses[:index], context):
             offered = next((later for later in range(index + 1, len(clauses))
                             if clauses[later]["content"]), None)
             if offered is None:
@@ -9549,7 +9657,8 @@ def answering_clause(clauses, context):
     question words it repeats (half for the counted noun of "how many X" and for numbers), +4
     for "the answer is"/"Answer:" or a place under an "## Answer" heading, +3 when it offers
     the value with the asked slot as its subject ("The author is X", "The half-life of
-    carbon-14 is X": states_the_asked_slot), else +1 for another answer cue or a passive
+    carbon-14 is X": states_the_asked_slot) or its subject does the asked act ("X wrote
+    it": does_the_asked_act), else +1 for another answer cue or a passive
     agent ("is administered by"), +2 when a quantity question's number is said of one of its
     words ("is argon, at 0.93%": gives_value_of_question), +1 when "but" opens it (the main
     point), +3 when it is the first content clause and only a short candidate ("Rok
@@ -9584,7 +9693,8 @@ def answering_clause(clauses, context):
         score = (4 if candidate else 0) + _overlap(text, context)
         if "strong" in cues or clause.get("section") == "answer":
             score += 4
-        elif candidate and states_the_asked_slot(clause["text"], context):
+        elif candidate and (states_the_asked_slot(clause["text"], context) or
+                            does_the_asked_act(clause["text"], context)):
             score += 3
         elif "cue" in cues or "passive" in cues:
             score += 1
@@ -10371,12 +10481,14 @@ def match_clauses(clauses, item, context=None):
     """Gold matching over an answer already read into clauses (see match_gold_v2; context:
     the item's answer_context, when the caller has it).
 
-    Returns (match, answering clause index, alternatives or None).
+    Returns (match, answering clause index, alternatives or None); a question asking what
+    something states (STATEMENT_QUESTION) has no alternatives.
     """
     context = context or answer_context(item)
     index = answering_clause(clauses, context)
-    alternatives = alternative_candidates(match_text_of(index, clauses), context.kind,
-                                          context.source_text) if index is not None else None
+    alternatives = alternative_candidates(
+        match_text_of(index, clauses), context.kind, context.source_text) if index is not None \
+        and not context.asks_statement else None
     if context.category not in ("PCQ", "HNQ"):
         return _match_result(False, None, "category", "no_correct_answer_for_category"), \
             index, alternatives
