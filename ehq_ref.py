@@ -5841,8 +5841,11 @@ CLAUSE_ROLES = (
         r"established|ascertained|worked out|pinned down)(?=\s*(?:[.,;:!]|$))",
         r"\b(?:not|isn't|is not) (?:possible|able) to (?:determine|tell|say|know|infer|answer) "
         r"(?:from|based on|using)\b",
-        r"\b(?:isn't|is not|wasn't|was not|aren't|are not) (?:in|part of|included in) the "
-        + _DOC + r"\b",
+        r"(?:\b(?:isn't|is not|wasn't|was not|aren't|are not)|'s not) (?:anywhere )?(?:in|part of|"
+        r"included in) (?:the|this|that|your) " + _DOC + r"\b",
+        # round 10: the document that "doesn't know" it, said in jest
+        r"\b(?:the|this|that|your) (?:[\w-]+ )?" + _DOC + r" (?:itself )?(?:doesn't|does not|"
+        r"didn't|did not) (?:even )?know\b",
         r"\b(?:the )?" + _DOC + r" (?:is|was|remains) (?:unclear|vague|ambiguous|incomplete)\b",
         r"\b(?:leaves|left|leaving) (?:it|this|that|the [\w -]{1,30}?) "
         r"(?:out|blank|unstated|unspecified|open)\b",
@@ -5893,6 +5896,10 @@ CLAUSE_ROLES = (
         r"firm |hard |much |exact )*(?:information|info|details?|data|knowledge|records?|"
         r"evidence|access|sources?|answer|way|figures?|reference|memory|recollection|result|"
         r"results|numbers?|count|name|date|knowledge)\b",
+        # round 10: the declined slot named by a noun of its own, then what it is of ("I don't
+        # have the final turnout for X", "I do not have the participation rate of the poll")
+        r"\b(?:i )?" + _DONT + r" have (?:the|an?) (?:" + _DATED_WORD + r"){1,3}?(?:for|of|on|"
+        r"about|from|in)\b",
         r"\b(?:i )?(?:have|had|possess) (?:no|zero|little) (?:\w+ )?(?:information|info|"
         r"knowledge|data|details|records?|record|evidence|idea|way|access|answer|memory|"
         r"recollection|reference)\b(?! (?:of |for me )?to (?:verify|confirm|check|double))",
@@ -5904,7 +5911,8 @@ CLAUSE_ROLES = (
         r"come across|encountered|seen|found)\b",
         r"\bi " + _DONT + r" have (?:[\w'-]+ ){0,3}?(?:memori[sz]ed|to hand|on hand|at hand|"
         r"in (?:my )?memory|off the top of my head)",
-        r"\bi " + _CANT + r" (?:(?:reliably|confidently|definitively|accurately) )?"
+        # round 10: any adverb on either side ("I genuinely can't know", "I simply can't say")
+        r"\bi (?:\w+ly )?" + _CANT + r" (?:\w+ly )?"
         r"(?:find|locate|identify|determine|answer|tell|say|provide|give|access|know|recall|"
         r"remember|pinpoint|offer|retrieve|look up|speak to|trace|name|point to|state|place|"
         r"report|supply|match|attribute|date)\b(?!" + _WHICH_CANDIDATE + ")",
@@ -8176,6 +8184,21 @@ def _clause(clause, role, markers=(), content=False, answer_text="", hedged=Fals
                 answer_text=answer_text if content else "", hedged=hedged)
 
 
+# round 10: a doubt whose complement opens with the question's own wh-word ("Not sure who
+# wrote it" for "Who wrote ...?", "I'm not sure how many films were shown")
+ASKED_WH = deferred_pattern(r"^\W*(who|whom|what|when|where|which|how many|how much)\b",
+                            re.IGNORECASE)
+
+
+def doubts_only_the_question(tail, context):
+    """True when the complement of a doubt marker (tail) is the question asked back: it opens
+    with a wh-word (ASKED_WH) that the question holds ("who" for "Who won ...?"). With no
+    candidate in it, such a doubt declines the answer: a knowledge limit, not a hedge."""
+    found = ASKED_WH.match(tail)
+    return found is not None and set(folded_words(found.group(1))) <= set(
+        folded_words(context.question))
+
+
 def read_clause(clause, context, scanned=None):
     """The role of one clause and whether it carries content (scanned: what piece_markers
     read of its text alone, when the caller has it).
@@ -8193,7 +8216,9 @@ def read_clause(clause, context, scanned=None):
     withheld, so I can't give it"). An uncertainty marker before a forward marker in the same
     piece, or earlier pieces that are only a soft lead (SOFT_LEAD: "As far as I can tell, there
     was never a bank called X"), qualify the abstention: the uncertainty is dropped; so is an
-    uncertainty marker that leads straight into advice (qualifies_advice). A quoted
+    uncertainty marker that leads straight into advice (qualifies_advice). A doubt that only
+    asks the question back with no candidate ("Not sure who wrote it": doubts_only_the_question)
+    is a knowledge limit. A quoted
     span is a quotation (_quotation_role) or else content without markers; a blockquote line
     that quotes neither the document nor the question is the answerer's own words ("> I'm not
     certain about this attribution"), read as any clause.
@@ -8242,6 +8267,9 @@ def read_clause(clause, context, scanned=None):
             remainder.append(piece[cursor:start])
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
             tail = piece[end:following]
+            if role == "doubt" and doubts_only_the_question(tail, context) and \
+                    not has_expected_candidate(tail, context, strict=True):
+                role = "knowledge_limit"
             if role in FORWARD_ROLES and WORD_CHARACTER.search(piece, end) and \
                     BACK_REFERENCE.match(piece[end:]) and not any(
                         earlier in FORWARD_ROLES for earlier in roles):
