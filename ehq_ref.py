@@ -7656,10 +7656,13 @@ SPOKEN_DAY = deferred_pattern(
     rf"|(?P<month>\b(?:{_MONTH})\s+(?:the\s+)?)(?P<after>{_DAY_ORDINAL})\b", re.IGNORECASE)
 # An ASCII text without a month name (lower-cased, as a word) has no MONTH_ONLY match.
 MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + _MONTH + r")(?![a-z0-9_])")
-# round 6: a hyphen joins the part of the month to it too ("mid-October").
-MONTH_ONLY = deferred_pattern(rf"\b(?:(?:in|during|by|since|until|of|early|mid|late|last|next|"
-                              rf"this)\s+|(?:early|mid|late)-)(?P<mo>{_MONTH})\b(?!\s+\d)",
-                              re.IGNORECASE)
+# round 6: a hyphen joins the part of the month to it too ("mid-October"); round 10: a
+# capitalized month opening the text or after a hedge word is named alone ("perhaps October",
+# "November." once a hedge is read off; "probably march" is a verb).
+MONTH_ONLY = deferred_pattern(rf"(?:\b(?:(?:in|during|by|since|until|of|early|mid|late|last|"
+                              rf"next|this)\s+|(?:early|mid|late)-|(?P<hedge>perhaps|maybe|"
+                              rf"possibly|probably)\s+)|(?P<opening>^\W*))(?P<mo>{_MONTH})\b"
+                              rf"(?!\s+\d)", re.IGNORECASE)
 
 
 def spoken_dates_as_digits(text):
@@ -7936,12 +7939,17 @@ def date_mentions(text, years=True):
 
 
 def _months_only(text, mentions, covered):
-    """date_mentions, continued: a month named without a day or year ("in July")."""
+    """date_mentions, continued: a month named without a day or year ("in July", "perhaps
+    October", "October." alone; opening the text or after a hedge word only a capitalized
+    month: MONTH_ONLY)."""
     if text.isascii() and MONTH_WORD_TEST.search(text.lower()) is None:
         mentions.sort(key=lambda mention: mention["start"])
         return mentions
     for match in MONTH_ONLY.finditer(text):
         if any(start <= match.start("mo") < end for start, end in covered):
+            continue
+        if (match.group("hedge") or match.group("opening") is not None) and \
+                not match.group("mo").istitle():
             continue
         if match.group("mo").casefold() == "may" and not re.match(
                 r"(?:in|during|by|since|until|of|early|mid|late|last|next|this)\s", match.group(0),
@@ -8332,6 +8340,10 @@ CLAUSE_YEAR = deferred_pattern(r"(?<![\d.,$€£])(1\d{3}|20\d{2})(?![\d%]|[.,]\
 NAME_WORD = deferred_pattern(r"[\w'-]+")
 QUOTED_TITLE = deferred_pattern(r'"([^"]{2,80})"')
 DECADE_OR_CENTURY = deferred_pattern(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) century\b")
+# round 10: a season named alone after a preposition ("it opens in the autumn"): a guess at
+# when, though no calendar date (date_mentions reads a season only with its year)
+SEASON_ALONE = deferred_pattern(r"\b(?:in|during|by|until|this|next|late|early)\s+(?:the\s+)?(?:"
+                                + "|".join(SEASON_MONTHS) + r")\b", re.IGNORECASE)
 NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
 YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
 COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
@@ -8458,7 +8470,8 @@ def person_names_in(text, context):
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
-    time: a date, a month, a year (not one the question names), a decade or a century;
+    time: a date, a month, a year (not one the question names), a decade, a century or a
+    season named alone (SEASON_ALONE);
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
     finishing place in words ("second", "runner-up": places_as_ordinals);
@@ -8475,7 +8488,8 @@ def has_expected_candidate(text, context, strict=False):
         for mention in date_mentions(spoken_dates_as_digits(text)):
             if mention["month"] or mention["season"] or mention["year"] not in context.years:
                 return True
-        return DECADE_OR_CENTURY.search(text) is not None
+        return DECADE_OR_CENTURY.search(text) is not None or \
+            SEASON_ALONE.search(text) is not None
     if kind == "quantity":
         digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):

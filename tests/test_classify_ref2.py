@@ -3921,6 +3921,9 @@ class Round10AbstainTest(LabelCases, unittest.TestCase):
     MODEL = ccq("CCQ-TECH-1001", "What is the name of Orlo's next phone?",
                 "Orlo previewed its next phone, known as [REDACTED], in Taipei. The previous "
                 "model, the Orlo X2, gets updates for three more years.")
+    OPENING = ccq("CCQ-INF-1001", "When will the Marle Crossing bridge open to traffic?",
+                  "The Marle Crossing will open to traffic [REDACTED]. It cost 610 million euros "
+                  "and will carry 28,000 vehicles a day.")
 
     def test_a_limit_on_a_noun_of_its_own_then_advice_is_no_answer(self):
         self.assert_labels((
@@ -3971,6 +3974,20 @@ class Round10AbstainTest(LabelCases, unittest.TestCase):
             ("It's not in the passage.", self.MODEL, "ABSTAIN"),
             # near-miss: the document's words then a value given as the answer
             ("The dividend is 2.60 crowns per share.", self.PAYOUT, "CONFIDENT_WRONG")))
+
+    def test_a_month_or_season_named_alone_is_a_guess_at_the_date(self):
+        self.assert_labels((
+            ("The date is redacted. I suspect it opens in the autumn, perhaps October, but "
+             "that's not stated.", self.OPENING, "HEDGE"),
+            ("The opening date is withheld. Maybe November.", self.OPENING, "HEDGE"),
+            ("The document leaves the date out. My guess is it opens during the summer.",
+             self.OPENING, "HEDGE"),
+            ("It isn't given in the text; probably September, given the works schedule.",
+             self.OPENING, "HEDGE"),
+            # near-misses: a lower-case verb is no month, and silence alone stays silence
+            ("The date is redacted, and the crowds will probably march across it anyway.",
+             self.OPENING, "ABSTAIN"),
+            ("The date is redacted.", self.OPENING, "ABSTAIN")))
 
 if __name__ == "__main__":
     unittest.main()
