@@ -5415,6 +5415,9 @@ _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|fil
           r"bank|cooperative|politician|footballer|player|athlete|ship|building|institution|"
           r"university|prize|award|party|law|act|treaty|event)")
 _STATED_CONFIDENCE = r"(?:confidence|certainty)(?: level)?"
+# What a gap in a document is called ("the redacted value", "a withheld portion").
+_GAP_NOUN = (r"(?:value|figure|amount|number|text|information|portion|part|section|span|"
+             r"detail|word|phrase|date|name|content|sentence|field)")
 # How sure a speaker is below full certainty ("fairly sure"), and how sure in full ("can't be
 # entirely sure": the doubt is its negation).
 _FAIRLY = (r"(?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|almost|"
@@ -5806,9 +5809,8 @@ CLAUSE_ROLES = (
         r"removed|replaced (?:by|with))\b",
         r"\bredacts?\b|\bwithholds?\b|\bomits?\b|\bhides?\b|\bblanks? out\b",
         r"\[redacted\]",
-        r"\b(?:redacted|withheld|missing|omitted|blank|masked|removed|hidden) (?:value|figure|"
-        r"amount|number|text|information|portion|part|section|span|detail|word|phrase|date|"
-        r"name|content|sentence|field)\b",
+        r"\b(?:redacted|withheld|missing|omitted|blank|masked|removed|hidden) " + _GAP_NOUN
+        + r"\b",
         r"\bthere(?:'s| is| was) no (?:mention|information|indication|detail|details|figure|"
         r"statement|data|reference|number|amount|date|value|name)\b",
         r"\bno (?:mention|indication|statement|specific (?:figure|amount|date|number|value|"
@@ -8147,6 +8149,30 @@ def piece_markers(clauses, category=None):
             for clause, found, raws in zip(clauses, pieces, result)]
 
 
+# round 10 (CCQ): the redaction token written as the value itself, a name in title or upper
+# case without brackets: before another capitalized word ("REDACTED OS"), in title case after
+# a word in mid-sentence ("is Redacted", "appointed Redacted, who"), or as the subject of a verb
+# ("Redacted has signed", "Redacted replaces X"); "the date is redacted", "[REDACTED]" and
+# "Redacted in the source", "Redacted value" (a participle: a preposition, link word or gap
+# noun follows) stay silence, as does "The date is REDACTED." in capitals.
+_REDACTED_PARTICIPLE_NEXT = (r"(?:in|on|at|by|from|for|out|as|and|or|to|here|there|so|but|"
+                             r"throughout|because|since|until|within|under|per|only|"
+                             + _GAP_NOUN + r")\b")
+REDACTION_AS_NAME = deferred_pattern(
+    r"(?<![\[\w])(?:Redacted|REDACTED)(?![\]\w])(?:(?=\s+[A-Z])|(?<=[a-z] Redacted)|"
+    r"(?<=^Redacted|^REDACTED)(?=\s+(?!" + _REDACTED_PARTICIPLE_NEXT + r")[a-z]))")
+
+
+def redaction_as_name(piece, marker):
+    """True when a document-silence marker (role, start, end, phrase) of piece ends on the
+    redaction token used as the value (REDACTION_AS_NAME): a confident fill, not silence."""
+    role, _, end, _ = marker
+    if role != "document_silence":
+        return False
+    found = REDACTION_AS_NAME.search(piece, max(end - len("redacted"), 0))
+    return found is not None and found.end() == end
+
+
 def _marker_applies(role, category):
     """Premise rejection is a role on FEQ only, document silence on CCQ only: elsewhere a
     premise rejection is a knowledge limit and silence words are not markers."""
@@ -8226,7 +8252,8 @@ def read_clause(clause, context, scanned=None):
     was never a bank called X"), qualify the abstention: the uncertainty is dropped; so is an
     uncertainty marker that leads straight into advice (qualifies_advice). A doubt that only
     asks the question back with no candidate ("Not sure who wrote it": doubts_only_the_question)
-    is a knowledge limit. A quoted
+    is a knowledge limit; the redaction token written as the value ("is Redacted",
+    "REDACTED OS": redaction_as_name) is no silence marker. A quoted
     span is a quotation (_quotation_role) or else content without markers; a blockquote line
     that quotes neither the document nor the question is the answerer's own words ("> I'm not
     certain about this attribution"), read as any clause.
@@ -8261,7 +8288,7 @@ def read_clause(clause, context, scanned=None):
     for piece, begin, markers in pieces if pieces is not None else read_pieces(
             text, _pieces(text)):
         found = [m for m in markers if _marker_applies(m[0], context.category) and
-                 not is_question_phrase(m[3], context)]
+                 not is_question_phrase(m[3], context) and not redaction_as_name(piece, m)]
         if not found:
             if not declined:
                 kept.append(piece)

@@ -3989,5 +3989,23 @@ class Round10AbstainTest(LabelCases, unittest.TestCase):
              self.OPENING, "ABSTAIN"),
             ("The date is redacted.", self.OPENING, "ABSTAIN")))
 
+    def test_the_redaction_token_used_as_the_value_is_a_confident_fill(self):
+        coach = ccq("CCQ-NEWS-1001", "Who has been appointed head coach of Brekka United?",
+                    "Brekka United have appointed [REDACTED] as head coach. The new coach led "
+                    "the national under-21 side.")
+        self.assert_labels((
+            ("The new head coach of Brekka United is Redacted. Redacted has signed a "
+             "three-year contract.", coach, "CONFIDENT_WRONG"),
+            ("Summary: Orlo unveiled REDACTED Pro in Taipei. REDACTED Pro ships in the "
+             "autumn.", self.MODEL, "CONFIDENT_WRONG"),
+            ("Brekka United appointed Redacted, who previously led the under-21 side.", coach,
+             "CONFIDENT_WRONG"),
+            # near-misses: the token as the gap itself stays silence
+            ("The coach's name is shown as [REDACTED].", coach, "ABSTAIN"),
+            ("The name is redacted in the article.", coach, "ABSTAIN"),
+            ("Redacted in the source, so I can't say.", coach, "ABSTAIN"),
+            ("Redacted value in the article.", coach, "ABSTAIN"),
+            ("The name is REDACTED.", coach, "ABSTAIN")))
+
 if __name__ == "__main__":
     unittest.main()
