@@ -5479,6 +5479,9 @@ _KINDS = (r"(?:person|people|company|firm|alloy|place|village|town|city|work|fil
           r"bank|cooperative|politician|footballer|player|athlete|ship|building|institution|"
           r"university|prize|award|party|law|act|treaty|event)")
 _STATED_CONFIDENCE = r"(?:confidence|certainty)(?: level)?"
+# What a gap in a document is called ("the redacted value", "a withheld portion").
+_GAP_NOUN = (r"(?:value|figure|amount|number|text|information|portion|part|section|span|"
+             r"detail|word|phrase|date|name|content|sentence|field)")
 # How sure a speaker is below full certainty ("fairly sure"), and how sure in full ("can't be
 # entirely sure": the doubt is its negation).
 _FAIRLY = (r"(?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relatively|almost|"
@@ -5886,9 +5889,8 @@ CLAUSE_ROLES = (
         r"removed|replaced (?:by|with))\b",
         r"\bredacts?\b|\bwithholds?\b|\bomits?\b|\bhides?\b|\bblanks? out\b",
         r"\[redacted\]",
-        r"\b(?:redacted|withheld|missing|omitted|blank|masked|removed|hidden) (?:value|figure|"
-        r"amount|number|text|information|portion|part|section|span|detail|word|phrase|date|"
-        r"name|content|sentence|field)\b",
+        r"\b(?:redacted|withheld|missing|omitted|blank|masked|removed|hidden) " + _GAP_NOUN
+        + r"\b",
         r"\bthere(?:'s| is| was) no (?:mention|information|indication|detail|details|figure|"
         r"statement|data|reference|number|amount|date|value|name)\b",
         r"\bno (?:mention|indication|statement|specific (?:figure|amount|date|number|value|"
@@ -5921,8 +5923,11 @@ CLAUSE_ROLES = (
         r"established|ascertained|worked out|pinned down)(?=\s*(?:[.,;:!]|$))",
         r"\b(?:not|isn't|is not) (?:possible|able) to (?:determine|tell|say|know|infer|answer) "
         r"(?:from|based on|using)\b",
-        r"\b(?:isn't|is not|wasn't|was not|aren't|are not) (?:in|part of|included in) the "
-        + _DOC + r"\b",
+        r"(?:\b(?:isn't|is not|wasn't|was not|aren't|are not)|'s not) (?:anywhere )?(?:in|part of|"
+        r"included in) (?:the|this|that|your) " + _DOC + r"\b",
+        # round 10: the document that "doesn't know" it, said in jest
+        r"\b(?:the|this|that|your) (?:[\w-]+ )?" + _DOC + r" (?:itself )?(?:doesn't|does not|"
+        r"didn't|did not) (?:even )?know\b",
         r"\b(?:the )?" + _DOC + r" (?:is|was|remains) (?:unclear|vague|ambiguous|incomplete)\b",
         r"\b(?:leaves|left|leaving) (?:it|this|that|the [\w -]{1,30}?) "
         r"(?:out|blank|unstated|unspecified|open)\b",
@@ -5973,6 +5978,10 @@ CLAUSE_ROLES = (
         r"firm |hard |much |exact )*(?:information|info|details?|data|knowledge|records?|"
         r"evidence|access|sources?|answer|way|figures?|reference|memory|recollection|result|"
         r"results|numbers?|count|name|date|knowledge)\b",
+        # round 10: the declined slot named by a noun of its own, then what it is of ("I don't
+        # have the final turnout for X", "I do not have the participation rate of the poll")
+        r"\b(?:i )?" + _DONT + r" have (?:the|an?) (?:" + _DATED_WORD + r"){1,3}?(?:for|of|on|"
+        r"about|from|in)\b",
         r"\b(?:i )?(?:have|had|possess) (?:no|zero|little) (?:\w+ )?(?:information|info|"
         r"knowledge|data|details|records?|record|evidence|idea|way|access|answer|memory|"
         r"recollection|reference)\b(?! (?:of |for me )?to (?:verify|confirm|check|double))",
@@ -5984,7 +5993,8 @@ CLAUSE_ROLES = (
         r"come across|encountered|seen|found)\b",
         r"\bi " + _DONT + r" have (?:[\w'-]+ ){0,3}?(?:memori[sz]ed|to hand|on hand|at hand|"
         r"in (?:my )?memory|off the top of my head)",
-        r"\bi " + _CANT + r" (?:(?:reliably|confidently|definitively|accurately) )?"
+        # round 10: any adverb on either side ("I genuinely can't know", "I simply can't say")
+        r"\bi (?:\w+ly )?" + _CANT + r" (?:\w+ly )?"
         r"(?:find|locate|identify|determine|answer|tell|say|provide|give|access|know|recall|"
         r"remember|pinpoint|offer|retrieve|look up|speak to|trace|name|point to|state|place|"
         r"report|supply|match|attribute|date)\b(?!" + _WHICH_CANDIDATE + ")",
@@ -7746,10 +7756,13 @@ SPOKEN_DAY = deferred_pattern(
     rf"|(?P<month>\b(?:{_MONTH})\s+(?:the\s+)?)(?P<after>{_DAY_ORDINAL})\b", re.IGNORECASE)
 # An ASCII text without a month name (lower-cased, as a word) has no MONTH_ONLY match.
 MONTH_WORD_TEST = deferred_pattern(r"(?<![a-z0-9_])(?:" + _MONTH + r")(?![a-z0-9_])")
-# round 6: a hyphen joins the part of the month to it too ("mid-October").
-MONTH_ONLY = deferred_pattern(rf"\b(?:(?:in|during|by|since|until|of|early|mid|late|last|next|"
-                              rf"this)\s+|(?:early|mid|late)-)(?P<mo>{_MONTH})\b(?!\s+\d)",
-                              re.IGNORECASE)
+# round 6: a hyphen joins the part of the month to it too ("mid-October"); round 10: a
+# capitalized month opening the text or after a hedge word is named alone ("perhaps October",
+# "November." once a hedge is read off; "probably march" is a verb).
+MONTH_ONLY = deferred_pattern(rf"(?:\b(?:(?:in|during|by|since|until|of|early|mid|late|last|"
+                              rf"next|this)\s+|(?:early|mid|late)-|(?P<hedge>perhaps|maybe|"
+                              rf"possibly|probably)\s+)|(?P<opening>^\W*))(?P<mo>{_MONTH})\b"
+                              rf"(?!\s+\d)", re.IGNORECASE)
 
 
 def spoken_dates_as_digits(text):
@@ -8034,12 +8047,17 @@ def date_mentions(text, years=True):
 
 
 def _months_only(text, mentions, covered):
-    """date_mentions, continued: a month named without a day or year ("in July")."""
+    """date_mentions, continued: a month named without a day or year ("in July", "perhaps
+    October", "October." alone; opening the text or after a hedge word only a capitalized
+    month: MONTH_ONLY)."""
     if text.isascii() and MONTH_WORD_TEST.search(text.lower()) is None:
         mentions.sort(key=lambda mention: mention["start"])
         return mentions
     for match in MONTH_ONLY.finditer(text):
         if any(start <= match.start("mo") < end for start, end in covered):
+            continue
+        if (match.group("hedge") or match.group("opening") is not None) and \
+                not match.group("mo").istitle():
             continue
         if match.group("mo").casefold() == "may" and not re.match(
                 r"(?:in|during|by|since|until|of|early|mid|late|last|next|this)\s", match.group(0),
@@ -8248,6 +8266,30 @@ def piece_markers(clauses, category=None):
             for clause, found, raws in zip(clauses, pieces, result)]
 
 
+# round 10 (CCQ): the redaction token written as the value itself, a name in title or upper
+# case without brackets: before another capitalized word ("REDACTED OS"), in title case after
+# a word in mid-sentence ("is Redacted", "appointed Redacted, who"), or as the subject of a verb
+# ("Redacted has signed", "Redacted replaces X"); "the date is redacted", "[REDACTED]" and
+# "Redacted in the source", "Redacted value" (a participle: a preposition, link word or gap
+# noun follows) stay silence, as does "The date is REDACTED." in capitals.
+_REDACTED_PARTICIPLE_NEXT = (r"(?:in|on|at|by|from|for|out|as|and|or|to|here|there|so|but|"
+                             r"throughout|because|since|until|within|under|per|only|"
+                             + _GAP_NOUN + r")\b")
+REDACTION_AS_NAME = deferred_pattern(
+    r"(?<![\[\w])(?:Redacted|REDACTED)(?![\]\w])(?:(?=\s+[A-Z])|(?<=[a-z] Redacted)|"
+    r"(?<=^Redacted|^REDACTED)(?=\s+(?!" + _REDACTED_PARTICIPLE_NEXT + r")[a-z]))")
+
+
+def redaction_as_name(piece, marker):
+    """True when a document-silence marker (role, start, end, phrase) of piece ends on the
+    redaction token used as the value (REDACTION_AS_NAME): a confident fill, not silence."""
+    role, _, end, _ = marker
+    if role != "document_silence":
+        return False
+    found = REDACTION_AS_NAME.search(piece, max(end - len("redacted"), 0))
+    return found is not None and found.end() == end
+
+
 def _marker_applies(role, category):
     """Premise rejection is a role on FEQ only, document silence on CCQ only: elsewhere a
     premise rejection is a knowledge limit and silence words are not markers."""
@@ -8293,6 +8335,21 @@ def _clause(clause, role, markers=(), content=False, answer_text="", hedged=Fals
                 answer_text=answer_text if content else "", hedged=hedged)
 
 
+# round 10: a doubt whose complement opens with the question's own wh-word ("Not sure who
+# wrote it" for "Who wrote ...?", "I'm not sure how many films were shown")
+ASKED_WH = deferred_pattern(r"^\W*(who|whom|what|when|where|which|how many|how much)\b",
+                            re.IGNORECASE)
+
+
+def doubts_only_the_question(tail, context):
+    """True when the complement of a doubt marker (tail) is the question asked back: it opens
+    with a wh-word (ASKED_WH) that the question holds ("who" for "Who won ...?"). With no
+    candidate in it, such a doubt declines the answer: a knowledge limit, not a hedge."""
+    found = ASKED_WH.match(tail)
+    return found is not None and set(folded_words(found.group(1))) <= set(
+        folded_words(context.question))
+
+
 def read_clause(clause, context, scanned=None):
     """The role of one clause and whether it carries content (scanned: what piece_markers
     read of its text alone, when the caller has it).
@@ -8311,7 +8368,10 @@ def read_clause(clause, context, scanned=None):
     piece, or earlier pieces that are only a soft lead (SOFT_LEAD: "As far as I can tell, there
     was never a bank called X"), qualify the abstention: the uncertainty is dropped; so is an
     uncertainty marker that leads straight into advice (qualifies_advice) or a hedge in what
-    a source is reported to call something (REPORTED_DESCRIPTION). A quoted
+    a source is reported to call something (REPORTED_DESCRIPTION). A doubt that only asks the
+    question back with no candidate ("Not sure who wrote it": doubts_only_the_question) is a
+    knowledge limit; the redaction token written as the value ("is Redacted", "REDACTED OS":
+    redaction_as_name) is no silence marker. A quoted
     span is a quotation (_quotation_role) or else content without markers; a blockquote line
     that quotes neither the document nor the question is the answerer's own words ("> I'm not
     certain about this attribution"), read as any clause.
@@ -8346,7 +8406,7 @@ def read_clause(clause, context, scanned=None):
     for piece, begin, markers in pieces if pieces is not None else read_pieces(
             text, _pieces(text)):
         found = [m for m in markers if _marker_applies(m[0], context.category) and
-                 not is_question_phrase(m[3], context)]
+                 not is_question_phrase(m[3], context) and not redaction_as_name(piece, m)]
         if not found:
             if not declined:
                 kept.append(piece)
@@ -8361,6 +8421,9 @@ def read_clause(clause, context, scanned=None):
             remainder.append(piece[cursor:start])
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
             tail = piece[end:following]
+            if role == "doubt" and doubts_only_the_question(tail, context) and \
+                    not has_expected_candidate(tail, context, strict=True):
+                role = "knowledge_limit"
             if role in FORWARD_ROLES and WORD_CHARACTER.search(piece, end) and \
                     BACK_REFERENCE.match(piece[end:]) and not any(
                         earlier in FORWARD_ROLES for earlier in roles):
@@ -8423,6 +8486,10 @@ CLAUSE_YEAR = deferred_pattern(r"(?<![\d.,$€£])(1\d{3}|20\d{2})(?![\d%]|[.,]\
 NAME_WORD = deferred_pattern(r"[\w'-]+")
 QUOTED_TITLE = deferred_pattern(r'"([^"]{2,80})"')
 DECADE_OR_CENTURY = deferred_pattern(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) century\b")
+# round 10: a season named alone after a preposition ("it opens in the autumn"): a guess at
+# when, though no calendar date (date_mentions reads a season only with its year)
+SEASON_ALONE = deferred_pattern(r"\b(?:in|during|by|until|this|next|late|early)\s+(?:the\s+)?(?:"
+                                + "|".join(SEASON_MONTHS) + r")\b", re.IGNORECASE)
 NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
 YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
 COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
@@ -8549,7 +8616,8 @@ def person_names_in(text, context):
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
-    time: a date, a month, a year (not one the question names), a decade or a century;
+    time: a date, a month, a year (not one the question names), a decade, a century or a
+    season named alone (SEASON_ALONE);
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
     finishing place in words ("second", "runner-up": places_as_ordinals);
@@ -8566,7 +8634,8 @@ def has_expected_candidate(text, context, strict=False):
         for mention in date_mentions(spoken_dates_as_digits(text)):
             if mention["month"] or mention["season"] or mention["year"] not in context.years:
                 return True
-        return DECADE_OR_CENTURY.search(text) is not None
+        return DECADE_OR_CENTURY.search(text) is not None or \
+            SEASON_ALONE.search(text) is not None
     if kind == "quantity":
         digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):
