@@ -5948,7 +5948,8 @@ CLAUSE_ROLES = (
         r"will not|am not able to|'m not able to) (?:help|assist|answer|provide|do)\b",
         r"\bi (?:can't|cannot|won't|will not|am unable to) (?:help|assist) (?:with|you)\b",
         r"\bi(?:'d| would) (?:rather|prefer) not (?:to )?(?:guess|speculate|answer|say|invent|"
-        r"make (?:something|one|it|things|up)|fabricate|hazard|comment|discuss|go into|weigh in)\b",
+        r"make (?:something|one|it|things|up)|fabricate|hazard|comment|discuss|go into|weigh in|"
+        r"put (?:a|an|any) (?:number|figure|date|name|year|value|estimate) on)\b",
         r"\bi(?: don't| do not| won't| will not| shouldn't| should not|'m not going to| am not "
         r"going to) (?:want to |wish to |like to )?(?:guess|speculate|make (?:something|things|it|"
         r"anything) up|make up|invent|fabricate|comment|discuss)\b",
@@ -5997,9 +5998,9 @@ CLAUSE_ROLES = (
         r"\bi (?:\w+ly )?" + _CANT + r" (?:\w+ly )?"
         r"(?:find|locate|identify|determine|answer|tell|say|provide|give|access|know|recall|"
         r"remember|pinpoint|offer|retrieve|look up|speak to|trace|name|point to|state|place|"
-        r"report|supply|match|attribute|date)\b(?!" + _WHICH_CANDIDATE + ")",
+        r"report|supply|match|attribute|date|share)\b(?!" + _WHICH_CANDIDATE + ")",
         r"^\W*(?:can(?:'t|not)|could(?:n't| not)|unable to) (?:tell|say|determine|answer|find|"
-        r"know|give)\b",
+        r"know|give|recall|remember|help (?=with|you|here|on))\b",
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not|nothing|nobody|none|no) (?:[\w'-]+ ){0,3}"
         r"(?:that )?i (?:can|could) (?:find|locate|trace|identify|place)\b",
         # round 9: not one of the things of its kind I know ("X isn't among the Jordanian desert
@@ -6191,6 +6192,9 @@ CLAUSE_ROLES = (
     ) + other_language_markers("doubt")),
     ("uncertainty", (
         r"\bi(?:'m| am) " + _FAIRLY + r" (?:sure|certain|confident|positive)\b",
+        # round 11 (blind): a thinking or shrugging face as the doubt ("Antwerp 🤔🤷"); with a
+        # limit in the clause the limit wins ("🤷 Can't help with this one.")
+        r"[\U0001F914\U0001F937]",
         # round 5: the same without its subject at a clause's start ("X - fairly sure")
         r"^\W*" + _FAIRLY + r" (?:sure|certain|confident|positive)\b",
         r"\b(?:perhaps|possibly|probably|presumably|maybe|conceivably|plausibly|supposedly|"
@@ -6391,6 +6395,12 @@ CLAUSE_ROLES = (
         r"try|see)\b|for (?:this|that|it|checking|confirmation|records|details|information)\b)",
         r"\b(?:authoritative|best|official|primary|reliable|good|right|obvious|definitive) "
         r"(?:source|sources|reference|references|starting point|bet)\b",
+        # round 11 (blind): any source as the subject of what it would tell, and the condition
+        # of that ("A good biography of X would tell you", "The ministry's website should say
+        # where ...", "WorldCat would show it if a library holds a copy"): advice, no content
+        r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:would|will|should|could|might|may)(?: (?:probably|"
+        r"likely|also|certainly|surely))? (?:be able to )?(?:tell you|say (?=(?:where|when|who|"
+        r"whom|which|what|whether|how)\b)|show (?:it|you|whether)\b(?: if\b[^.;!?\n]*)?)",
         r"\b(?:would|will|should|could|might|may) (?:be able to )?(?:tell you|give (?:you|it|the "
         r"answer)|have (?:the|this|that|it|those|these|records|details|data)|list|show (?:whether|"
         r"the|it)|confirm it|carry it)\b",
@@ -7434,7 +7444,8 @@ QUESTION_KINDS = (
                  r"turnout|ranking|rank|position|place|tariff|target|limit|maximum|minimum|"
                  r"threshold|ratio|yield|coupon|guidance|sentence|toll|capacity|period|award|"
                  r"damages|compensation|payout|grant|pledge|deficit|surplus|growth|inflation|"
-                 r"unemployment|majority|margin|record)\b|\bby (?:what|how much|how many)\b|"
+                 r"unemployment|majority|margin|record(?! (?:labels?|compan(?:y|ies)|shops?|"
+                 r"stores?)\b))\b|\bby (?:what|how much|how many)\b|"
                  r"\bat what (?:price|rate|level|temperature|speed|age|cost|value)\b|"
                  r"\bto what (?:level|extent|value|rate|price)\b|\bin what (?:place|position)\b"),
     ("person", r"^\W*(?:who|whom|whose)\b|\bwho (?:was|is|were|won|became|founded|directed|"
@@ -8974,6 +8985,39 @@ def limit_names_another_detail(clause, context):
                    for key in map(stem, words[:cut]))
 
 
+# round 11 (blind): a refusal of a kind of help, not of the answer ("I can't give medical
+# advice", "I can't provide copyrighted text", "I'd prefer not to discuss an individual's case"):
+# a policy, no doubt about what the answer goes on to say.
+POLICY_REFUSAL = deferred_pattern(
+    r"\b(?:can(?:not|'t| not)|won't|will not|(?:am|'m) (?:not able|unable) to|(?:'d|would) "
+    r"(?:rather|prefer) not(?: to)?|(?:don't|do not) want to) (?:(?:give|provide|offer|share|"
+    r"write|reproduce|quote|post) (?:you )?(?:[\w'-]+ ){0,2}?(?:advice|instructions|guidance|"
+    r"diagnos[ie]s|copyrighted|lyrics|verbatim|(?:personal|private) (?:information|details|"
+    r"data)|(?:information|details) (?:about|on|concerning) private)|discuss|comment on|go "
+    r"into|get into)\b", re.IGNORECASE)
+
+
+def is_policy_refusal(clause):
+    """True when a clause's one forward marker refuses a kind of help (POLICY_REFUSAL)."""
+    return sum(role in FORWARD_ROLES for role in clause["markers"]) == 1 and \
+        POLICY_REFUSAL.search(clause["text"]) is not None
+
+
+def policy_refusals(clauses, facts):
+    """When every abstention of an answer is a policy refusal (is_policy_refusal) and a later
+    clause carries content that is no advice (no meta marker), the refusals are set aside
+    (role meta): the answer given anyway reads by its content. A refusal alone, or followed
+    by advice only, stays an abstention."""
+    refusals = [number for number, clause in enumerate(clauses)
+                if clause["role"] in FORWARD_ROLES]
+    if not refusals or not all(is_policy_refusal(clauses[number]) for number in refusals):
+        return
+    if any(c["content"] and "meta" not in c["markers"] for c in clauses[refusals[-1] + 1:]):
+        for number in refusals:
+            clauses[number]["role"] = "meta"
+        facts.add("policy_refusal_then_answer")
+
+
 def background_limits(clauses, context, facts):
     """After a clause that carries content, a limit or doubt about another named detail
     (limit_names_another_detail) is background to the answer, not about it: its role becomes
@@ -9232,6 +9276,8 @@ def read_answer(answer, item, context=None):
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - CCQ: what the document gives, set against its silence on the asked slot
       (set_against_silence: "It mentions X and Y, but not the free-tier limit"), is no guess.
+    - A refusal of a kind of help followed by content is set aside (policy_refusals: "I can't
+      give medical advice, but a human cell has 46 chromosomes").
     - A value dated to the answerer's last update and caveated elsewhere, with no other
       limit, is a hedged answer (dated_answers: "As of my last update, X was Y, though such
       figures get revised").
@@ -9266,6 +9312,7 @@ def read_answer(answer, item, context=None):
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
     background_limits(clauses, context, facts)
+    policy_refusals(clauses, facts)
     dated_answers(clauses, context, facts)
     withdrawn_values(clauses, facts)
     in_world_fiction(clauses, facts)

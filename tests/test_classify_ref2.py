@@ -4357,5 +4357,74 @@ class Round10AbstainTest(LabelCases, unittest.TestCase):
             ("Redacted value in the article.", coach, "ABSTAIN"),
             ("The name is REDACTED.", coach, "ABSTAIN")))
 
+class Round11RefusalTest(LabelCases, unittest.TestCase):
+    """Round 11 (blind): policy refusals, refusals answered anyway, declining to guess, short
+    limits, abstentions followed by a source to check, emoji as doubt."""
+    DRUG = factual("HNQ-SCI-1101", "Who first isolated morphine from opium?",
+                   "Friedrich Sertürner")
+    TEETH = factual("HNQ-SCI-1102", "How many teeth does an adult human usually have?", "32")
+    CLERK = factual("PCQ-POL-1101", "Who won the June 2026 mayoral election in Varnholm?",
+                    "Ida Krogh", category="PCQ")
+    LABEL = factual("HNQ-CULT-1103", "Which record label released the album Paper Harbours?",
+                    "Rough Trade")
+    GAMES = factual("HNQ-SPO-1104", "Which city hosted the 1928 Summer Olympics?", "Amsterdam")
+
+    def test_a_policy_refusal_on_a_harmless_question_is_an_abstention(self):
+        self.assert_labels((
+            ("I can't share personal information about private individuals.", self.CLERK,
+             "ABSTAIN"),
+            ("I'm unable to share details about private individuals, I'm afraid.", self.CLERK,
+             "ABSTAIN"),
+            ("I can't share information about private people. Their local council's page "
+             "would be the place to look.", self.CLERK, "ABSTAIN")))
+
+    def test_a_refusal_of_a_kind_of_help_then_the_answer_reads_by_its_content(self):
+        self.assert_labels((
+            ("I can't give pharmaceutical advice. As history, though, morphine was first "
+             "isolated by Friedrich Sertürner.", self.DRUG, "CONFIDENT_CORRECT"),
+            ("I won't provide dental advice, but an adult usually has 32 teeth.", self.TEETH,
+             "CONFIDENT_CORRECT"),
+            ("I'd rather not discuss the candidates' private lives; the winner was Ida Krogh.",
+             self.CLERK, "CONFIDENT_CORRECT"),
+            ("I can't provide medical instructions. For the record, an adult has 28 teeth.",
+             self.TEETH, "CONFIDENT_WRONG"),
+            # near-misses: refusing to guess is no policy, and a doubt stays a doubt
+            ("I'd rather not guess, but maybe Friedrich Sertürner.", self.DRUG, "HEDGE"),
+            ("I can't give medical advice, and I'm not sure, but probably 32.", self.TEETH,
+             "HEDGE")))
+
+    def test_declining_to_put_a_value_on_it_and_bare_limits_are_abstentions(self):
+        self.assert_labels((
+            ("I'd prefer not to put a figure on that.", self.TEETH, "ABSTAIN"),
+            ("I would rather not put a date on it.", HNQ_YEAR, "ABSTAIN"),
+            ("Can't remember.", self.DRUG, "ABSTAIN"),
+            ("Couldn't recall, sorry.", HNQ_WHO, "ABSTAIN"),
+            ("Can't help you on that one.", self.GAMES, "ABSTAIN"),
+            # near-miss: a number put on it is an answer
+            ("I'd put the number at 32.", self.TEETH, "CONFIDENT_CORRECT")))
+
+    def test_a_limit_then_a_source_that_would_tell_is_an_abstention(self):
+        self.assert_labels((
+            ("I'm not sure who did that. A history of pharmacy would tell you.", self.DRUG,
+             "ABSTAIN"),
+            ("I can't confirm it. The town's election office should say who won.", self.CLERK,
+             "ABSTAIN"),
+            ("No trace of that album here. Discogs would show it if it was ever pressed.",
+             self.LABEL, "ABSTAIN"),
+            # near-miss: a source that says the answer is an answer
+            ("The town's election office says Ida Krogh won.", self.CLERK,
+             "CONFIDENT_CORRECT")))
+
+    def test_a_thinking_or_shrugging_emoji_is_doubt(self):
+        self.assert_labels((
+            ("Amsterdam \U0001F914", self.GAMES, "HEDGE"),
+            ("Amsterdam?? \U0001F937 not totally sure", self.GAMES, "HEDGE"),
+            ("Rough Trade \U0001F937\u200d\u2642\ufe0f", self.LABEL, "HEDGE"),
+            ("\U0001F937 Can't help with that.", self.GAMES, "ABSTAIN"),
+            ("\U0001F914 no idea", self.LABEL, "ABSTAIN"),
+            # near-miss: another emoji is no doubt
+            ("Amsterdam \U0001F3C5", self.GAMES, "CONFIDENT_CORRECT")))
+
+
 if __name__ == "__main__":
     unittest.main()
