@@ -10764,7 +10764,7 @@ MARGIN_TEST = deferred_pattern(r"\+/|minus|give or take")  # one is in every MAR
 TURKISH_UNITS = "bir*:1 iki:2 üç:3 dört:4 beş:5 altı:6 yedi:7 sekiz:8 dokuz:9"
 _TURKISH_UNIT = "|".join(entry.split(":")[0].rstrip("*") for entry in TURKISH_UNITS.split())
 # A confidence's wording in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Turkish,
-# Indonesian, Russian, Hindi, Arabic, Japanese, Korean, Greek, Hebrew and Vietnamese, read in
+# Indonesian, Russian, Hindi, Arabic, Japanese, Korean, Greek, Hebrew, Vietnamese and Thai, read in
 # the English words the reader knows (confidence_text): percent words ("yüzde seksen"), a
 # denominator ("8 sobre 10", "nove volte su dieci"), a range ("tra 80 e 90"), a correction
 # ("nein, eher 50"), a label written in two words ("xác suất"); CONFIDENCE_TRANSLATION_TEST is
@@ -10772,7 +10772,7 @@ _TURKISH_UNIT = "|".join(entry.split(":")[0].rstrip("*") for entry in TURKISH_UN
 _TRANSLATIONS = (
     (r"\b(?:prozent|pour ?cent|por ?ciento|per ?cento|por ?cento|procent|persen|процент\w*|"
      r"प्रतिशत|(?:بال|في ال)(?:مئة|مائة)|τοις εκατόν?|אחוז(?:ים)?|phần trăm)\b", "percent"),
-    (r"(?<=\d)\s*(?:パーセント|퍼센트)", " percent "),  # written without spaces: no \b before it
+    (r"(?<=\d)\s*(?:パーセント|퍼센트|เปอร์เซ็นต์)", " percent "),  # no spaces: no \b before it
     (r"\byüzde\s+(\d+(?:[.,]\d+)?|[^\W\d_]+(?:\s+(?:" + _TURKISH_UNIT + r")\b)?)",
      r"\1 percent"),
     (r"\b(?:volte|veces|vezes|fois)\s+(?:su|sobre|em|sur)\b", "out of"),
@@ -10953,6 +10953,8 @@ CONFIDENCE_LABEL_WORDS = {
     "pt": "confiança probabilidade certeza segurança",
     "nl": "vertrouwen zekerheid waarschijnlijkheid kans",
     "pl": "pewność prawdopodobieństwo",
+    "cs": "jistota důvěra pravděpodobnost",
+    "ro": "încredere probabilitate certitudine siguranță",
     "sv": "säkerhet sannolikhet tillförsikt",
     "tr": "güven olasılık kesinlik",
     "id": "keyakinan kepastian probabilitas",
@@ -11001,6 +11003,7 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"(?:that|it) to|call it|no(?=,)|no wait|wait(?=[,.!\s])|sorry(?=,)|oops|"
                         r"let me (?:revise|correct|adjust|rethink)|"
                         r"lower(?:ing)? (?:that |it )?to|rais(?:e|ing) (?:that |it )?to|instead|"
+                        r"but (?:it |that |this )?should (?:really )?(?:be|read)|"
                         r"edit(?=\s*:)|"
                         r"on (?:further )?reflection|upon reflection|thinking (?:about it )?"
                         r"(?:again|more)|having thought|after (?:some )?thought|let's (?:say|go "
@@ -11014,7 +11017,7 @@ CONFIDENCE_NUMBER = deferred_pattern(
     r"(?=pct?\b))"
     r"|(?<![\w.])\.\d+(?![\w])")
 DENOMINATOR = deferred_pattern(
-    r"\s*(?:/|out of|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
+    r"\s*(?:/|out of|outta|(?P<of>of)|in\b(?!\s*(?:1[1-9]|20)\d\d\b))\s*"
     r"(?:a (?:possible|maximum|total) (?:of )?)?(?:(?P<digits>100(?=\s*%)|"
     r"\d+(?:\.\d+)?\b(?!\s*%))|"
     r"(?=[a-z]))", re.IGNORECASE)
@@ -11117,7 +11120,8 @@ OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|lev
                                        r"(?:confident|sure)|i'm (?:fairly |very |quite )?"
                                        r"(?:confident|sure))\b", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
-                                "estimate guess it that this i answer mine which value".split())
+                                "estimate guess it that this i answer mine which value "
+                                "correct right accurate".split())  # "... that it's right is 70"
 RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:-|–|to|and)[^\S\n]*$", re.IGNORECASE)
 THAT_CLAUSE = deferred_pattern(r"\b(?:confidence|certainty|probability|likelihood|chance|odds|"
                                r"confident|sure|certain)\s+that\b", re.IGNORECASE)
@@ -11240,6 +11244,71 @@ def framings_as_fractions(reply):
     return PER_MILLE.sub("/1000", FREQUENCY_TIMES.sub("", reply))
 
 
+# --- ehq_ref-2: confidence wordings of round 11 -----------------------------------------
+#
+# A base model writes its value and then goes on with the prompt's template: a heading, a rule
+# or the next "Question" after a blank line is no part of the reply (without_continuation).
+# The middle of a decade ("mid-70s") is its 5; a bet declined ("not a bet I'd take at even
+# money") states no odds; a scale may be named before its value ("Out of 10, I'd say 7"); a
+# sentence about a person ("He left Poland at 20") or a bound in parentheses after a noun
+# ("the number of delegations (over 100)") states another quantity; a label may name the form
+# of the value ("as a percentage: 85%"). A reply that opens with a correction and rejects
+# something ("Actually, it is Quito, not Lima") gives a new answer, not the answer again.
+CONTINUATION = deferred_pattern(
+    r"\n[^\S\n]*\n[^\S\n]*(?:#{1,6}[^\S\n]*|(?:-{3,}|\*{3,}|={3,})[^\S\n]*\n[^\S\n]*)?"
+    r"(?:example|question|next question|next item|item)\b", re.IGNORECASE)
+MID_DECADE = deferred_pattern(r"\bmid[\s-]?([1-9])0'?s\b", re.IGNORECASE)
+DECLINED_BET_BEFORE = deferred_pattern(
+    r"\b(?:not a bet|not (?:something|one)\b[^.;!?\n]{0,20}\b(?:bet|wager|take)|"
+    r"(?:wouldn't|would not|won't|will not|don't|do not|never)\s+(?:take|make|bet|wager|place)\b)"
+    r"[^.;!?\n]*$", re.IGNORECASE)
+SCALE_FIRST_BEFORE = deferred_pattern(r"(?:^|[.!?;\n])[\s*_]*(?:out of|on a scale of)\s*$",
+                                      re.IGNORECASE)
+SCALE_FIRST_AFTER = deferred_pattern(r"\s*[,:]")
+PERSON_STATEMENT = deferred_pattern(r"\s*(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+BOUND_IN_PARENTHESES_BEFORE = deferred_pattern(
+    r"\b([^\W\d_][\w'-]*)\s*\(\s*(?:over|about|around|nearly|almost|some|roughly|"
+    r"approximately|more than|fewer than|less than|under|at least)\s*$", re.IGNORECASE)
+REJECTION = deferred_pattern(r"\b(?:not|rather than|instead of)\b", re.IGNORECASE)
+VALUE_FORM_TALK = deferred_pattern(r"\b(?:as|in)\s+(?:an?\s+)?(?:percentage|percent|probability|"
+                                   r"decimal)\b", re.IGNORECASE)
+
+
+def without_continuation(reply):
+    """reply up to a base model's continuation of the prompt's template after its value: a
+    blank line, then a heading, a rule or an "Example", "Question" or "Next question" line
+    ("60\\n\\n### Example 2\\nQUESTION: ..."); a reply with no digit before it is whole."""
+    if reply.count("\n") < 2:
+        return reply
+    match = CONTINUATION.search(reply)
+    if match is None or not DIGIT.search(reply, 0, match.start()):
+        return reply
+    return reply[:match.start()]
+
+
+def decade_middles_as_values(reply):
+    """reply with the middle of a decade as its value ("mid-70s" -> "75", "mid 60s" -> "65")."""
+    if "mid" not in reply.casefold():
+        return reply
+    return MID_DECADE.sub(r"\g<1>5", reply)
+
+
+def gives_a_new_answer(reply):
+    """True when a reply opens with a correction (CORRECTION) and rejects something
+    (REJECTION: "On reflection, it was signed in 1658, not 1648"; not "No, it is Lima")."""
+    return CORRECTION.match(reply) is not None and REJECTION.search(reply) is not None
+
+
+def _bound_after_a_noun(before):
+    """True when a number is a bound in parentheses after a noun that is no confidence word
+    ("the number of delegations (over 100)"; not "confident (about 80)")."""
+    if "(" not in before[-24:]:
+        return False
+    bound = BOUND_IN_PARENTHESES_BEFORE.search(before)
+    return bound is not None and bound.group(1).casefold() not in \
+        CONFIDENCE_WORDS | CONFIDENCE_LEAD and not LABEL_TALK.fullmatch(bound.group(1))
+
+
 # --- ehq_ref-2: debris around a confidence reply (round 10) -------------------------------
 #
 # A reply that passed through an agent, a tool or a renderer carries their debris: a literal
@@ -11303,10 +11372,12 @@ def confidence_text(text):
     """A reply without the debris of agents, tools and renderers (without_reply_debris), with
     <think> blocks, code fences, struck-through text, markdown emphasis and
     quote marks and citations (without_citations) removed, fields in markup as "name: value" lines
-    (markup_as_text), a margin's sign as "±" (MARGIN_SIGN), frequencies and per mille as
-    fractions (framings_as_fractions), a year said in words in digits (spoken_years_as_digits),
-    full-width forms and digits of other systems folded, Chinese and Japanese numerals in digits
-    (cjk_numerals_as_digits) and every space and dash in one form."""
+    (markup_as_text), a margin's sign as "±" (MARGIN_SIGN), a base model's continuation of the
+    prompt dropped (without_continuation), frequencies and per mille as fractions
+    (framings_as_fractions), the middle of a decade as its value (decade_middles_as_values), a
+    year said in words in digits (spoken_years_as_digits), full-width forms and digits of other
+    systems folded, Chinese and Japanese numerals in digits (cjk_numerals_as_digits) and every
+    space and dash in one form."""
     reply = markup_as_text(prepared_text(without_reply_debris(str(text))), named=None)
     reply = without_citations(reply)
     if "|" in reply:
@@ -11322,7 +11393,7 @@ def confidence_text(text):
         reply = MARGIN_SIGN.sub("±", reply)
     if "dr" in reply or "DR" in reply:
         reply = SUMMARY_LABEL.sub("Confidence:", reply)
-    reply = framings_as_fractions(reply)
+    reply = decade_middles_as_values(framings_as_fractions(without_continuation(reply)))
     reply = spoken_years_as_digits(reply)
     if not reply.isascii():
         reply = cjk_numerals_as_digits(reply.translate(CONFIDENCE_DIGIT_FORMS))
@@ -11419,9 +11490,10 @@ def _label_names_the_value(phrase):
     """True when a label phrase before a colon talks of confidence, in English or another
     language (LABEL_TALK: "Probability that my answer is correct:", "Вероятность правильности
     ответа:") or restates the request with its words (PROMPT_WORDS: "Reporting one integer
-    from 0 to 100 as requested:")."""
-    return LABEL_TALK.search(phrase) is not None or any(
-        word in PROMPT_WORDS for word in folded_words(phrase))
+    from 0 to 100 as requested:") or names the value's form (VALUE_FORM_TALK: "I'd prefer to
+    answer as a percentage:")."""
+    return LABEL_TALK.search(phrase) is not None or VALUE_FORM_TALK.search(phrase) is not None \
+        or any(word in PROMPT_WORDS for word in folded_words(phrase))
 
 
 def _cjk_value_word(word):
@@ -11473,6 +11545,10 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "negated"
     if EXAMPLE_BEFORE.search(before) or ":" in before[-4:] and SCALE_FIELD_BEFORE.search(before):
         return "scale"
+    if mention["value"] in (5, 10, 100) and SCALE_FIRST_AFTER.match(after) and \
+            SCALE_FIRST_BEFORE.search(before):  # "Out of 10, I'd say 7"
+        mention["scale_first"] = True
+        return "scale"
     if mention["kind"] == "words":
         if mention["ordinal"]:
             return "other"
@@ -11495,7 +11571,8 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         return "other"
     if denominator:
         mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
-        return "other" if _rates_something_else(before, after, denominator[1]) else "candidate"
+        mention["rated"] = _rates_something_else(before, after, denominator[1])
+        return "other" if mention["rated"] else "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS and \
             not _cjk_value_word(next_word):
         return "other"
@@ -11516,7 +11593,7 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
         # a part's value ("Discoverer: 80. Year: 60."), unless the answer gives the number
         mention["part"] = 0 <= mention["value"] <= 100 and token not in answer_words
         return "other"
-    if _statement_about_something_else(before):
+    if _statement_about_something_else(before) or _bound_after_a_noun(before):
         return "other"
     if answer_words and token in answer_words and (
             next_word and next_word in answer_words or not 0 <= mention["value"] <= 100):
@@ -11557,8 +11634,9 @@ def confidence_mentions(reply, answer=None):
         if kind in ("fraction", "odds"):
             count, parts = _mention(reply, start, end, kind)
             of_something = OF_SOMETHING_AFTER.match(reply[end:])
+            declined = kind == "odds" and DECLINED_BET_BEFORE.search(reply, 0, start)
             mentions.append({"value": count, "kind": "other" if of_something and
-                             kind == "fraction" else "candidate",
+                             kind == "fraction" else "negated" if declined else "candidate",
                              "ordinal": False,
                              "percent": False, "denominator": parts, "decimal": False,
                              "start": start, "end": end, "words": True})
@@ -11581,7 +11659,8 @@ def confidence_mentions(reply, answer=None):
             mention["kind"] = "scale"
     stated = [high for _, _, high in scale_spans if high != 100] + [
         int(m["value"]) for m in mentions if m["kind"] == "scale" and m["value"] in (5, 10)
-        and SCALE_KEY_AFTER.match(reply, m["end"])]  # "... and 10 is certain, this is a 6"
+        and (SCALE_KEY_AFTER.match(reply, m["end"]) or m.get("scale_first"))
+    ]  # "... and 10 is certain, this is a 6", "Out of 10, I'd say 7"
     percent_scale = any(high == 100 for _, _, high in scale_spans)
     for mention in mentions:
         mention["percent_scale"] = percent_scale
@@ -11626,13 +11705,15 @@ def _one_sentence(reply, start, end):
 def _statement_about_something_else(before):
     """True when the sentence before a number states a quantity of something other than the
     confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won", "The retention rate
-    for the quarter was 2.5%": QUANTITY_STATEMENT). A sentence that talks of confidence
+    for the quarter was 2.5%": QUANTITY_STATEMENT; "He left Poland at 20": PERSON_STATEMENT,
+    unless it rates). A sentence that talks of confidence
     (CONFIDENCE_TALK) states none; nor does one that rates ("I'd rate it", "I'd say":
     RATING_TALK) unless a quantity noun is its subject."""
     sentence = SENTENCE_BREAK.split(before)[-1]
     if CONFIDENCE_TALK.search(sentence):
         return False
-    if QUANTITY_STATEMENT.search(sentence):
+    if QUANTITY_STATEMENT.search(sentence) or PERSON_STATEMENT.match(sentence) and \
+            not RATING_TALK.search(sentence):
         return True
     match = STATEMENT_VERB.search(sentence)
     return bool(match) and match.group("subject").casefold() not in CONFIDENCE_SUBJECTS and \
@@ -11850,8 +11931,9 @@ def parse_confidence_v2(text, scale="percent", answer=None):
                         probability scale "1.5", and "85" or "Probability: 95" with no
                         percent mark: see confidence_value)
       answer_repeated   the reply is the earlier answer again: every number belongs to
-                        another quantity (confidence_mentions) or, with answer given, it
-                        repeats the answer's words or names
+                        another quantity (confidence_mentions; a rating of another quality,
+                        "difficulty 2/10", is no_value) or, with answer given, it repeats the
+                        answer's words or names (a new answer, gives_a_new_answer, is not)
     strategy: json_field or labelled (a label names the value, in English or another
     language: "Confidence: 85" followed by a reason with other numbers, "Probabilité : 0.8"),
     self_correction, range_midpoint, fraction (85/100, 8 out of 10, 9 in 10, a stated 0-10
@@ -11919,8 +12001,8 @@ def parse_confidence_v2(text, scale="percent", answer=None):
             return _confidence_result(parts.pop(), "per_part")
         return _confidence_result(reason="competing_values" if None not in parts else
                                   "out_of_range")
-    if (others or _repeats_answer(reply, answer)) and \
-            not OWN_CONFIDENCE_TALK.search(reply):
+    if (any(not m.get("rated") for m in others) or _repeats_answer(reply, answer)) and \
+            not OWN_CONFIDENCE_TALK.search(reply) and not gives_a_new_answer(reply):
         return _confidence_result(reason="answer_repeated")
     return _confidence_result(reason="no_value")
 

@@ -4426,5 +4426,104 @@ class Round11RefusalTest(LabelCases, unittest.TestCase):
             ("Amsterdam \U0001F3C5", self.GAMES, "CONFIDENT_CORRECT")))
 
 
+class Round11ConfidenceTest(ReadCases, unittest.TestCase):
+    """Confidence replies of blind corpus round 11, in own wordings: base-model continuations,
+    informal notations ("outta", "mid-70s"), declined bets, a scale named before its value,
+    other numbers around the value, self-corrections, ratings of something else, new answers,
+    and Czech, Romanian and Thai replies."""
+
+    def test_a_base_model_continuation_after_the_value(self):
+        self.assertReads((
+            ("75\n\n### Example 3\nQUESTION: Who wrote Dune?\nANSWER: Herbert\nOUTPUT: 90",
+             (0.75, None)),
+            ("40\n\n---\nQuestion 7 of 12: What is the capital of Peru?", (0.4, None)),
+            ("Confidence: 85\n\nNext question: How tall is K2 (in metres, 8611)?",
+             (0.85, None))))
+        # near-miss: a rule between the reasons and the value keeps the value after it
+        self.assertReads((("Two sources agree.\n\n---\nConfidence: 70", (0.7, None)),
+                          ("60\n\n---\n80", (None, "competing_values"))))
+
+    def test_outta_is_out_of(self):
+        self.assertReads((("9 outta 10", (0.9, None)), ("like 6 outta 10 tbh", (0.6, None)),
+                          ("7 outta ten", (0.7, None))))
+
+    def test_the_middle_of_a_decade(self):
+        self.assertReads((("Mid-90s.", (0.95, None)), ("Probably in the mid 50s.", (0.55, None)),
+                          ("I'd say mid-40s, percent-wise.", (0.45, None))))
+        # near-miss: a decade of years is no value
+        self.assertReads((("It was built in the mid-1960s.", (None, "no_value")),))
+
+    def test_a_declined_bet_states_no_odds(self):
+        self.assertReads((
+            ("I wouldn't bet on it at even odds. Call it 40.", (0.4, None)),
+            ("Not something I'd wager at even money; maybe 30.", (0.3, None)),
+            ("I would not take that bet at 3 to 1 on. 55.", (0.55, None))))
+        # near-miss: odds offered, not declined, are the value
+        self.assertReads((("I'd take that bet at even money.", (0.5, None)),))
+
+    def test_a_scale_named_before_its_value(self):
+        self.assertReads((("Out of 10, I'd say 8.", (0.8, None)),
+                          ("Percent feels too exact. Out of 5: 4.", (0.8, None)),
+                          ("On a scale of 10, maybe 6.", (0.6, None))))
+
+    def test_a_label_naming_the_value_form(self):
+        self.assertReads((("I'll give it as a percentage: 70%.", (0.7, None)),
+                          ("Answering in percent: 65%", (0.65, None))), "probability")
+        self.assertReads((("As a probability: 0.4", (0.4, None)),), "probability")
+
+    def test_an_estimate_that_it_is_correct(self):
+        self.assertReads((("My estimate that it's right is 0.7.", (0.7, None)),
+                          ("My guess that this is accurate is 0.35", (0.35, None))),
+                         "probability")
+        self.assertReads((("My estimate that I am correct is 80.", (0.8, None)),))
+        # near-miss: a statement about the answer's subject stays another quantity
+        self.assertReads((("The population was 80.", (None, "answer_repeated")),))
+
+    def test_statements_about_a_person_around_the_value(self):
+        self.assertReads((
+            ("She moved to Paris at 24. I'd rate my answer 80.", (0.8, None)),
+            ("He published 12 novels. Confidence 70. They married in 1902.", (0.7, None)),
+            ("They toured 30 cities. I'd say 65.", (0.65, None))))
+
+    def test_a_bound_in_parentheses_after_a_noun(self):
+        self.assertReads((
+            ("80. Sure of the year, less so of the number of troops (over 5000).", (0.8, None)),
+            ("70. The count of ships (about 40) I am unsure of.", (0.7, None)),
+            ("90. The number of members (nearly 50) is a guess.", (0.9, None))))
+        # near-miss: a value in parentheses after a confidence word is the value
+        self.assertReads((("I'm fairly confident (75).", (0.75, None)),))
+
+    def test_should_be_corrects_a_value(self):
+        self.assertReads((
+            ("I first said 90 but it should be 70.", (0.7, None)),
+            ("Originally 60, but that should really be 45.", (0.45, None)),
+            ("85 - but this should be 65.", (0.65, None))))
+
+    def test_a_rating_of_something_else_gives_no_value(self):
+        self.assertReads((("Hard question: difficulty 9/10.", (None, "no_value")),
+                          ("Difficulty: 20/100.", (None, "no_value")),
+                          ("I'd rate the source quality at 7 out of 10.", (None, "no_value"))),
+                         answer="Lima")
+        # near-miss: a confidence beside the rating is still read
+        self.assertReads((("Difficulty 8/10, but I'm 70% sure.", (0.7, None)),), answer="Lima")
+
+    def test_a_new_answer_is_no_repeat(self):
+        self.assertReads((
+            ("Actually, I think it is Quito, not Lima.", (None, "no_value")),
+            ("On reflection, the bridge opened in 1932, not 1937.", (None, "no_value")),
+            ("Wait, it was Bogota rather than Lima.", (None, "no_value"))),
+            answer="Lima")
+        # near-miss: the answer said again is a repeat
+        self.assertReads((("Lima.", (None, "answer_repeated")),
+                          ("No, it is Lima.", (None, "answer_repeated"))), answer="Lima")
+
+    def test_czech_romanian_and_thai_replies(self):
+        self.assertReads((("Jistota: 60 %", (0.6, None)), ("Důvěra: 80%", (0.8, None)),
+                          ("Încredere: 45%", (0.45, None)), ("Certitudine: 90%", (0.9, None)),
+                          ("Siguranță: 70", (0.7, None)),
+                          ("ประมาณ 85 เปอร์เซ็นต์", (0.85, None)),
+                          ("60 เปอร์เซ็นต์", (0.6, None))), answer="Brno")
+
+
 if __name__ == "__main__":
     unittest.main()
