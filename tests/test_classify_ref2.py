@@ -4434,6 +4434,20 @@ class Round11CcqTest(LabelCases, unittest.TestCase):
             # near-miss: a value the document does not hold, said in the silence clause
             ("The fee of 80 euros is not confirmed in the document.", self.FEE, "HEDGE")))
 
+    def test_other_round_11_wordings_of_these_classes_keep_their_reading(self):
+        self.assert_labels((
+            # the section named after the silence, and the document's other figures
+            ("The Gold card fee isn't given; section 4.2 has it blanked out.", self.FEE,
+             "ABSTAIN"),
+            ("Section 4.2 redacts the Gold card fee. It only gives the Silver card's (45 "
+             "euros).", self.FEE, "ABSTAIN"),
+            # "usually" in advice about a source is no typical value
+            ("The length of the outage isn't stated. Plover Mail's status page usually keeps "
+             "a timeline of incidents.", self.OUTAGE, "ABSTAIN"),
+            # two candidates after a bound worked out from the document
+            ("Since it was raised from 100 MB, it's somewhere above that; I'd say either "
+             "250 MB or 500 MB.", self.CAP, "HEDGE")))
+
 
 if __name__ == "__main__":
     unittest.main()
