@@ -6691,11 +6691,16 @@ BACK_REFERENCE = deferred_pattern(
 # round 7: a hedge that only refers back ("it might be that", "so it may well be that",
 # "perhaps that one"): it makes the clause before it a hedged guess, even one said as what
 # is usual ("LFP batteries are commonly rated at 6,000 cycles - it might be that").
+# round 11: advice to check a source "to be sure" of what was just said ("I'd check the full
+# leaflet to be sure") is such a hedge too, and checks the answer (CHECKED_AGAINST_SOURCE).
+_CHECK_TO_BE_SURE = (r"(?:check|consult|see|look at|look in)\s+(?:an?|the|your)\s+[\w' -]{1,40}?"
+                     r"\s+to (?:be sure|be safe|make sure|confirm)\b")
 HEDGED_BACK_REFERENCE = deferred_pattern(
     r"^\W*(?:(?:so|and|but)\W+)?(?:(?:it|that|this)(?: one)? (?:may|might|could)(?: well| "
     r"perhaps| possibly)? be(?: (?:that|it|the one|so|right|the (?:figure|answer|value)))?"
-    r"|(?:perhaps|maybe|possibly|probably) (?:that|so|that one|it is that))\W*$",
-    re.IGNORECASE)
+    r"|(?:perhaps|maybe|possibly|probably) (?:that|so|that one|it is that)"
+    r"|(?:i'd|i would|you'd|you should|you may want to|best to|better to|worth)\s+(?:still\s+)?"
+    + _CHECK_TO_BE_SURE + r"(?: of (?:it|that|this))?)\W*$", re.IGNORECASE)
 # round 4, FEQ/CCQ: what a clause may say before its abstention as a soft lead on it ("As far as
 # I can tell, there was never a bank called X"; read_clause).
 SOFT_LEAD = deferred_pattern(
@@ -8371,7 +8376,9 @@ def read_clause(clause, context, scanned=None):
     every marker and the complement of a forward, impersonal or meta marker removed (and a
     doubt's complement unless it offers a candidate and does not just name the asked slot:
     DOUBTED_SLOT), still says something the question did
-    not (content_words); answer_text is that remainder, what gold matching reads. A forward
+    not (content_words; in a CCQ clause that declines, not the document's words either, nor
+    a number of the document that places the gap: "the survival period in 7.2 is redacted");
+    answer_text is that remainder, what gold matching reads. A forward
     marker followed only by an anaphor or an adverb ("I don't know for sure", "I can't tell
     you that") qualifies an answer given elsewhere: it counts as doubt, unless an earlier piece
     of the clause has declined already (the anaphor is what it declined: "The dividend is
@@ -8476,7 +8483,7 @@ def read_clause(clause, context, scanned=None):
     content = has_content_words(answer_text, context, extra) or (
         context.kind == "yesno" and not roles and "?" not in text and
         YESNO_WORD.search(text) is not None)
-    content = content or has_expected_candidate(answer_text, context, strict=True)
+    content = content or not extra and has_expected_candidate(answer_text, context, strict=True)
     hedged = any(role in HEDGING_ROLES for role in roles)
     if text.rstrip().endswith("?") and not hedged and not roles and \
             has_expected_candidate(answer_text, context, strict=True) and \
@@ -8505,7 +8512,10 @@ NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
 YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
 COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
                         r"billions|(?:a few|several|a couple of|some|many|tens of|hundreds of) "
-                        r"(?:hundred|thousand|million|billion)s?)\b", re.IGNORECASE)
+                        r"(?:hundred|thousand|million|billion)s?"
+                        # round 11: a vague duration ("a few hours", "a couple of days")
+                        r"|(?:a few|several|a couple of) (?:second|minute|hour|day|week|month|"
+                        r"year)s)\b", re.IGNORECASE)
 POLARITY_WORD = deferred_pattern(r"\b(?:yes|no|not|never)\b|n't\b", re.IGNORECASE)
 DIGIT = deferred_pattern(r"\d")
 
@@ -8945,13 +8955,14 @@ ANAPHORS = frozenset("that this it these those".split())
 
 
 # round 7 (blind): checking the answer against a source ("I can't verify this against a
-# catalogue of his works", "I'd check an atlas for the exact figure") limits the answer; the
-# source is not another detail.
+# catalogue of his works", "I'd check an atlas for the exact figure", "check the leaflet to be
+# sure": _CHECK_TO_BE_SURE) limits the answer; the source is not another detail.
 CHECKED_AGAINST_SOURCE = deferred_pattern(
     r"\b(?:verify|confirm|check|cross-check|double-check|corroborate|vouch for)\s+(?:this|that|"
     r"it|these|those|the (?:figure|number|date|name|answer|claim|value))\s+(?:against|with|in|"
     r"from|using|by)\b|\b(?:check|consult|see|look at|look in)\s+(?:an?|the|your)\s+[\w -]{1,40}?"
-    r"\s+for\s+(?:the\s+)?(?:exact|precise|official|final|latest)\b", re.IGNORECASE)
+    r"\s+for\s+(?:the\s+)?(?:exact|precise|official|final|latest)\b|\b" + _CHECK_TO_BE_SURE,
+    re.IGNORECASE)
 
 
 def limit_names_another_detail(clause, context):
@@ -9237,8 +9248,9 @@ def _text_reading(answer, category):
 _kept_text_reading = functools.lru_cache(maxsize=TEXT_READINGS_KEPT)(_text_reading)
 
 
-TWO_VALUES = deferred_pattern(r"\d(?:[\d.,]*\d)?\s*(?:%|percent\b)?\s+or\s+[$€£]?\d",
-                              re.IGNORECASE)  # "3.75% or 4%", "1904 or 1908"
+# "3.75% or 4%", "1904 or 1908", a unit on the first value too ("512 MB or 1 GB": round 11)
+TWO_VALUES = deferred_pattern(r"\d(?:[\d.,]*\d)?\s*(?:%|percent\b|[^\W\d_]{1,12}\b)?\s+or\s+"
+                              r"[$€£]?\d", re.IGNORECASE)
 
 
 def _two_values(text, context):
@@ -9247,6 +9259,29 @@ def _two_values(text, context):
     weeks")."""
     return TWO_VALUES.search(text) is not None and \
         alternative_candidates(text, context.kind, context.source_text) is not None
+
+
+# round 11: a value given under an assumption ("If the board kept it flat, it would be €0.38",
+# "assuming it tracked sales, roughly €0.40"): the condition, a comma, then a short value;
+# a sentence after the condition is advice or speculation ("If he played first-class cricket,
+# CricketArchive would list his career"), and a condition on the reader ("If you mean the
+# women's race, ...", "if you're researching") is advice or a reading of the question, no
+# assumption about the value.
+CONDITIONAL_VALUE = deferred_pattern(
+    r"^\W*(?:(?:and|or|but|otherwise)\W+)?(?:if|assuming|supposing|provided)\b"
+    r"(?!\s+(?:that\s+)?(?:you|your|you're|you've)\b)[^,;]{3,80}?,\s+(?P<value>.+)",
+    re.IGNORECASE)
+
+
+def _conditional_value(text, context):
+    """True when a clause gives a candidate of the asked kind only under a condition
+    (CONDITIONAL_VALUE): what follows the condition is at most SHORT_CANDIDATE_WORDS words
+    and has_expected_candidate. Such a guess commits to no value, as two values side by side
+    do."""
+    found = CONDITIONAL_VALUE.match(text)
+    if found is None or len(found.group("value").split()) > SHORT_CANDIDATE_WORDS:
+        return False
+    return has_expected_candidate(found.group("value"), context, strict=True)
 
 
 def read_answer(answer, item, context=None):
@@ -9271,7 +9306,9 @@ def read_answer(answer, item, context=None):
       a rough estimate; a sure working sets document silence aside (worked_out_answers).
     - After an abstention, a clause that offers two values for the slot (_two_values: "The
       coupon is 3.75% or 4%"), or a line of a list of candidates under a lead-in
-      (candidate_listing), is a guess, hedged; a list of names joined by "or" is not one.
+      (candidate_listing), or a value under a condition (_conditional_value: "If it was kept
+      flat, it would be €0.38"), is a guess, hedged; a list of names joined by "or" is not
+      one.
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - CCQ: what the document gives, set against its silence on the asked slot
@@ -9330,8 +9367,9 @@ def read_answer(answer, item, context=None):
     offered = candidate_listing(clauses, context)
     taken_up_as_a_guess(clauses)
     for number, clause in enumerate(clauses):
-        if clause["content"] and (number in offered or _two_values(clause["text"], context)):
-            clause["hedged"] = True  # values side by side: a guess that commits to none
+        if clause["content"] and (number in offered or _two_values(clause["text"], context) or
+                                  _conditional_value(clause["text"], context)):
+            clause["hedged"] = True  # values side by side or assumed: a guess committing to none
         if clause["content"]:
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and not clause["hedged"] and (

@@ -4525,5 +4525,97 @@ class Round11ConfidenceTest(ReadCases, unittest.TestCase):
                           ("60 เปอร์เซ็นต์", (0.6, None))), answer="Brno")
 
 
+class Round11CcqTest(LabelCases, unittest.TestCase):
+    """Round 11 (blind), CCQ hedges and silence: candidates beside the document's silence
+    (two values with units, values under a condition, a vague duration asked back), a typical
+    value followed by advice to check a source "to be sure", and the document's own section
+    number naming where the gap is, which is no candidate."""
+
+    CAP = ccq("CCQ-TECH-1101", "What is the new maximum upload size in Quillbox 3.0?",
+              "Quillbox 3.0 release notes. The maximum upload size has been raised to "
+              "[REDACTED] (previously 100 MB). Sync is now faster on mobile.")
+    FEE = ccq("CCQ-FIN-1101", "What annual fee will Tessaly Bank charge for its Gold card?",
+              "Tessaly Bank reported revenue up 3.2% this year. From March the Gold card will "
+              "cost [REDACTED] a year. The Silver card stays at 45 euros. Section 4.1 covers "
+              "interest; section 4.2 covers the fee.")
+    DOSE = ccq("CCQ-MED-1101", "What is the maximum daily dose of Fevrin for adults?",
+               "Fevrin 200 mg capsules (ibuprofen). Adults: take one capsule up to three times "
+               "a day. Do not take more than [REDACTED] in 24 hours.")
+    OUTAGE = ccq("CCQ-TECH-1102", "How long did the Plover Mail outage last?",
+                 "On 3 May 2026 Plover Mail users could not send mail. The outage lasted "
+                 "[REDACTED]. About 40% of users were affected.")
+
+    def test_two_values_with_units_beside_the_silence_are_a_hedge(self):
+        self.assert_labels((
+            ("Either 250 MB or 500 MB, but the exact figure is redacted.", self.CAP, "HEDGE"),
+            ("2 GB or 4 GB. The release notes hide the number.", self.CAP, "HEDGE"),
+            ("The new cap is hidden in the notes. 200 MB or 1 GB, I'd say.", self.CAP,
+             "HEDGE"),
+            # near-miss: one figure the document gives, set against the gap, is no guess
+            ("The old cap was 100 MB, but the new one is redacted.", self.CAP, "ABSTAIN")))
+
+    def test_values_under_a_condition_are_a_hedge(self):
+        self.assert_labels((
+            ("If the fee tracks revenue, it would be about 60 euros; the document doesn't "
+             "give it.", self.FEE, "HEDGE"),
+            ("Assuming it matches the Silver card, 45 euros. The fee itself is redacted.",
+             self.FEE, "HEDGE"),
+            ("The fee is redacted. Supposing it rose with revenue, it would be roughly 50 "
+             "euros.", self.FEE, "HEDGE"),
+            # near-misses: a condition on the reader, and advice after a condition
+            ("If you need the Gold card fee, the document doesn't give it.", self.FEE,
+             "ABSTAIN"),
+            ("If you mean the Silver card, it's 45 euros; the Gold card fee is redacted.",
+             self.FEE, "ABSTAIN"),
+            ("The fee is redacted. If it was published, Tessaly Bank's price list on its "
+             "website would show the Gold card fee.", self.FEE, "ABSTAIN")))
+
+    def test_a_typical_value_then_check_a_source_to_be_sure_is_a_hedge(self):
+        self.assert_labels((
+            ("The fee is redacted, but for cards like this it's typically 95 euros a year. "
+             "I'd check the bank's price list to be sure.", self.FEE, "HEDGE"),
+            ("It's hidden, though for ibuprofen it's usually 1,200 mg a day; best to check "
+             "the leaflet to be sure.", self.DOSE, "HEDGE"),
+            ("The maximum is 600 mg a day. Check the full leaflet to be sure.", self.DOSE,
+             "HEDGE"),
+            # near-miss: the advice alone offers no value
+            ("The limit is blanked out. Check the full leaflet to be sure.", self.DOSE,
+             "ABSTAIN")))
+
+    def test_a_vague_duration_beside_the_silence_is_a_hedge(self):
+        self.assert_labels((
+            ("A couple of hours? The exact duration is redacted.", self.OUTAGE, "HEDGE"),
+            ("Several days, maybe; the report blanks out the length.", self.OUTAGE, "HEDGE"),
+            ("The duration is redacted. A few minutes?", self.OUTAGE, "HEDGE"),
+            # near-miss: the document's other figure beside the silence
+            ("The duration is redacted; about 40% of users were affected.", self.OUTAGE,
+             "ABSTAIN")))
+
+    def test_the_documents_section_number_placing_the_gap_is_no_candidate(self):
+        self.assert_labels((
+            ("The fee in section 4.2 is redacted, so the document doesn't say.", self.FEE,
+             "ABSTAIN"),
+            ("Section 4.1 covers interest, but the fee in 4.2 is hidden.", self.FEE,
+             "ABSTAIN"),
+            ("The Silver card costs 45 euros, but the Gold fee in section 4.2 is blanked out, "
+             "so I can't say.", self.FEE, "ABSTAIN"),
+            # near-miss: a value the document does not hold, said in the silence clause
+            ("The fee of 80 euros is not confirmed in the document.", self.FEE, "HEDGE")))
+
+    def test_other_round_11_wordings_of_these_classes_keep_their_reading(self):
+        self.assert_labels((
+            # the section named after the silence, and the document's other figures
+            ("The Gold card fee isn't given; section 4.2 has it blanked out.", self.FEE,
+             "ABSTAIN"),
+            ("Section 4.2 redacts the Gold card fee. It only gives the Silver card's (45 "
+             "euros).", self.FEE, "ABSTAIN"),
+            # "usually" in advice about a source is no typical value
+            ("The length of the outage isn't stated. Plover Mail's status page usually keeps "
+             "a timeline of incidents.", self.OUTAGE, "ABSTAIN"),
+            # two candidates after a bound worked out from the document
+            ("Since it was raised from 100 MB, it's somewhere above that; I'd say either "
+             "250 MB or 500 MB.", self.CAP, "HEDGE")))
+
+
 if __name__ == "__main__":
     unittest.main()
