@@ -4861,10 +4861,12 @@ def without_emphasis(text):
     return text
 
 
-def may_contain(text, test):
+def may_contain(text, test, lowered=None):
     """False when an ASCII text, lower-cased, has no match of test (a pattern of lower-case
-    literals, one of which every match of some IGNORECASE pattern holds); True otherwise."""
-    return not text.isascii() or test.search(text.lower()) is not None
+    literals, one of which every match of some IGNORECASE pattern holds); True otherwise.
+    lowered is text.lower() when the caller has it already (several tests of one text)."""
+    return not text.isascii() or test.search(
+        text.lower() if lowered is None else lowered) is not None
 
 
 def prepared_text(text):
@@ -7601,8 +7603,8 @@ SPOKEN_YEAR = deferred_pattern(rf"\b(?P<century>{_TEENS_AND_TWENTY})\s+(?P<rest>
 def spoken_years_as_digits(text):
     """text with years said in words written in digits: "eighteen fifty-eight" -> 1858,
     "nineteen oh five" -> 1905, "twenty twenty-six" -> 2026, "nineteen hundred" -> 1900."""
-    if "teen" not in text.casefold() and "twenty" not in text.casefold() and \
-            "ten" not in text.casefold():
+    folded = text.casefold()
+    if "teen" not in folded and "twenty" not in folded and "ten" not in folded:
         return text
 
     def replace(match):
@@ -10823,6 +10825,10 @@ CONFIDENCE_TRANSLATIONS = tuple((deferred_pattern(pattern, re.IGNORECASE), engli
                                 for pattern, english in _TRANSLATIONS)
 CONFIDENCE_TRANSLATION_TEST = deferred_pattern(
     "|".join(f"(?:{pattern})" for pattern, _ in _TRANSLATIONS), re.IGNORECASE)
+# the same alternation matched case-sensitively, for an ASCII text lower-cased (faster): the
+# wordings' ASCII letters are lower-case, and the one letter that matches an ASCII letter only
+# ignoring case ("ı" of "altı", i) follows "yüzde", which no ASCII text holds
+CONFIDENCE_TRANSLATION_ASCII_TEST = deferred_pattern(CONFIDENCE_TRANSLATION_TEST.pattern)
 # every wording of _TRANSLATIONS holds a letter, as every OTHER_NUMBER_START match does
 LETTER = deferred_pattern(r"[^\W\d_]")
 # Number words of other languages, 0 to 100 ("achtzig", "soixante-quinze", "setenta y cinco",
@@ -11274,10 +11280,11 @@ PER_MILLE = deferred_pattern(r"\s*(?:‰|\bper[\s-]?mil(?:le)?\b)", re.IGNORECAS
 FRAMING_TEST = deferred_pattern(r"times|‰|per.?mil")
 
 
-def framings_as_fractions(reply):
+def framings_as_fractions(reply, lowered=None):
     """reply with a frequency as a count out of the whole ("Four times out of five" -> "Four
-    out of five") and per mille as a denominator of 1000 ("850‰" -> "850/1000")."""
-    if not may_contain(reply, FRAMING_TEST):
+    out of five") and per mille as a denominator of 1000 ("850‰" -> "850/1000"); lowered is
+    reply.lower() when the caller has it (may_contain)."""
+    if not may_contain(reply, FRAMING_TEST, lowered):
         return reply
     return PER_MILLE.sub("/1000", FREQUENCY_TIMES.sub("", reply))
 
@@ -11369,9 +11376,9 @@ TOOL_LOG_SIGN = deferred_pattern(
     r"\b\d+(?:\.\d+)?[^\S\n]?ms\b|\bHTTP(?:/[\d.]+)?[^\S\n]?\d{3}\b|\b(?:GET|POST)[^\S\n]+/|"
     r"\b(?:status|elapsed|latency\w*|duration\w*|tool_call_id)=|<\s*/?\s*tool_\w+\s*>|"
     r"^[^\S\n]*\[(?!(?:final|answer|output|result)\])[a-z][\w-]*\]", re.IGNORECASE)
-# one of these is in every TOOL_LOG_SIGN match (lower-cased)
-TOOL_LOG_TEST = deferred_pattern(r"\d\s?ms|http|get\s+/|post\s+/|status=|elapsed=|latency|"
-                                 r"duration|tool_|\[")
+# one of these is in every TOOL_LOG_SIGN match (lower-cased); each opens with a literal, so
+# that a search skips to a position where one may start
+TOOL_LOG_TEST = deferred_pattern(r"ms|http|get|post|status=|elapsed=|latency|duration|tool_|\[")
 SPEAKER_TURN = deferred_pattern(
     r"^[^\S\n]*(?:>[^\S\n]*)*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][^\S\n]*)?"
     r"(?:(?P<asker>user|human|system|prompt|q)|assistant|ai|bot|chatbot|model|llm|a)"
@@ -11427,15 +11434,22 @@ def confidence_text(text):
     reply = without_emphasis(reply)
     if "ish" in reply:
         reply = ISH_SUFFIX.sub("", reply)
-    if may_contain(reply, MARGIN_TEST):
+    lowered = reply.lower()  # for the quick tests (may_contain), again after a change
+    if may_contain(reply, MARGIN_TEST, lowered):
         reply = MARGIN_SIGN.sub("±", reply)
+        lowered = reply.lower()
     if "dr" in reply or "DR" in reply:
         reply = SUMMARY_LABEL.sub("Confidence:", reply)
-    reply = decade_middles_as_values(framings_as_fractions(without_continuation(reply)))
+        lowered = reply.lower()
+    cut = without_continuation(reply)
+    if cut != reply:
+        reply, lowered = cut, cut.lower()
+    reply = decade_middles_as_values(framings_as_fractions(reply, lowered))
     reply = spoken_years_as_digits(reply)
     if not reply.isascii():
         reply = cjk_numerals_as_digits(reply.translate(CONFIDENCE_DIGIT_FORMS))
-    if LETTER.search(reply) and CONFIDENCE_TRANSLATION_TEST.search(reply):
+    if LETTER.search(reply) and (CONFIDENCE_TRANSLATION_ASCII_TEST.search(reply.lower()) if
+                                 reply.isascii() else CONFIDENCE_TRANSLATION_TEST.search(reply)):
         for pattern, english in CONFIDENCE_TRANSLATIONS:
             reply = pattern.sub(english, reply)
     return reply.replace('"', " ").replace("\u2013", "-").strip()
@@ -11482,12 +11496,14 @@ def _mention(reply, start, end, kind="number"):
 
 
 def _number_spans(reply):
-    odds = ODDS.finditer(reply) if may_contain(reply, ODDS_TEST) else ()
+    lowered = reply.lower()
+    odds = ODDS.finditer(reply) if may_contain(reply, ODDS_TEST, lowered) else ()
     spans = [(m.start(), m.end(), "odds") for m in odds]
-    fractions = SPOKEN_FRACTION.finditer(reply) if may_contain(reply, FRACTION_TEST) else ()
+    fractions = SPOKEN_FRACTION.finditer(reply) if may_contain(reply, FRACTION_TEST, lowered) \
+        else ()
     spans += [(m.start(), m.end(), "fraction") for m in fractions
               if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
-    decimals = SPOKEN_DECIMAL.finditer(reply) if may_contain(reply, POINT_TEST) else ()
+    decimals = SPOKEN_DECIMAL.finditer(reply) if may_contain(reply, POINT_TEST, lowered) else ()
     spans += [(m.start(), m.end(), "spoken") for m in decimals
               if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
     for match in CONFIDENCE_NUMBER.finditer(reply):

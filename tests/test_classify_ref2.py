@@ -4619,3 +4619,27 @@ class Round11CcqTest(LabelCases, unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ConfidenceQuickTestsTest(unittest.TestCase):
+    """A quick test of the confidence reader skips a step only where the step finds nothing."""
+
+    def test_ascii_translation_test_agrees_with_the_case_blind_one(self):
+        found = {"80 PROZENT": True, "Tra 80 E 90": True, "EHER 50": True, "8 SOBRE 10": True,
+                 "nove VOLTE su dieci": True, "Pour Cent: 70": True, "I'm 80% sure.": False,
+                 "85": False, "Between 60 and 70, Percent": False}
+        for text, expected in found.items():
+            self.assertEqual(
+                ref2.CONFIDENCE_TRANSLATION_ASCII_TEST.search(text.lower()) is not None,
+                expected, text)
+            self.assertEqual(ref2.CONFIDENCE_TRANSLATION_TEST.search(text) is not None,
+                             expected, text)
+
+    def test_tool_log_test_holds_every_tool_log_sign(self):
+        for line in ("Retrieved 12 passages (HTTP 200)", "took 120 MS", "GET /search?q=x",
+                     "[rag] recall@5 = 0.8", "<tool_result>", "Latency_ms=80"):
+            self.assertIsNotNone(ref2.TOOL_LOG_SIGN.search(line), line)
+            self.assertIsNotNone(ref2.TOOL_LOG_TEST.search(line.lower()), line)
+        self.assertEqual(ref2.without_tool_log("Confidence: 80\n[search] 0 results"),
+                         "Confidence: 80")
+        self.assertEqual(ref2.confidence_text("Eighty, PLUS OR MINUS ten."), "Eighty, ± ten.")
