@@ -6722,9 +6722,10 @@ REPORTED_DESCRIPTION = deferred_pattern(
 # round 9: a modal that only leads into advice ("X's archives might be good places to look",
 # "the registry could also be the place to start"): between the modal and the advice marker
 # a copula at most, so the modal qualifies the advice, not an answer.
-ADVICE_MODAL = deferred_pattern(r"^(?:might|may|could|would|should)\s+(?:(?:also|well|perhaps|"
-                                r"possibly|probably) )?(?:be )?(?:(?:the|some|a|an|your) )?\W*$",
-                                re.IGNORECASE)
+# (the whitespace after the modal taken whole, (?!\s), so that it and \W* never share it)
+ADVICE_MODAL = deferred_pattern(r"^(?:might|may|could|would|should)\s+(?!\s)(?:(?:also|well|"
+                                r"perhaps|possibly|probably) )?(?:be )?(?:(?:the|some|a|an|your) )?"
+                                r"\W*$", re.IGNORECASE)
 
 
 def qualifies_advice(piece, start, later):
@@ -9708,8 +9709,10 @@ def correction_cue(clauses, index, context):
     ("The last emperor was Khai Dinh. No, Khai Dinh was his father.")."""
     text = clauses[index]["text"]
     cue = SELF_CORRECTION.match(text)
-    if cue is None and context.kind != "yesno" and any(c["content"] for c in clauses[:index]):
+    if cue is None and context.kind != "yesno":
         cue = REJECTION_OPENER.match(text)
+        if cue is not None and not any(clause["content"] for clause in clauses[:index]):
+            cue = None
     return cue
 
 
