@@ -5122,8 +5122,8 @@ def answer_notation(text):
 def html_as_text(text):
     """text with each character reference (HTML_ENTITY) written as the character it stands
     for, prepared (prepared_text: "&mdash;" is a spaced dash), and each "\\n" escape written
-    out (ESCAPED_WHITESPACE) as a line break ("\\t" as a space); a text without "&" or a
-    backslash is returned as it is."""
+    out (ESCAPED_WHITESPACE) as a line break ("\\t" as a space); a text with no backslash and
+    not both "&" and ";" is returned as it is."""
     if "&" in text and ";" in text:
         text = HTML_ENTITY.sub(lambda match: prepared_text(html_lib.unescape(match.group(0))),
                                text)
@@ -5214,7 +5214,8 @@ def rhetorical_as_said(text):
 # A mark is a letter in brackets ("(A)", "A)", "a)"), never a bare letter ("A river").
 OPTION_MARK = deferred_pattern(r"(?<![\w(])\(?([A-Ea-e])\)(?=[^\S\n]+\S)")
 PICKED_OPTION = deferred_pattern(r"^(\W*(?i:(?:the |my )?(?:correct |final |right )?answer"
-                                 r"(?: is)?)\W*?)(?:\(([A-Ea-e])\)|([A-E])\)?|([a-e])\))"
+                                 r"(?: is)?)\W*?)(?:\(([A-Ea-e])\)|"
+                                 r"([A-E])(?:\)|(?=[^\S\n]*(?:[-\u2013\u2014:.,;]|$)))|([a-e])\))"
                                  r"(?![\w'])(.*)$")
 
 
@@ -11042,8 +11043,9 @@ CONFIDENCE_LABEL = deferred_pattern(
     r"\s*[\"']?$",
     re.IGNORECASE)
 # the last of a chain of adjustments before the colon of its result ("Baseline 60, plus 15 for
-# ..., minus 5 for ...: 70"): the result follows it
-_ADJUSTMENT_BEFORE_RESULT = r"\b(?:plus|minus)\s+\d+(?:\.\d+)?\b[^:\n.;]*:"
+# ..., minus 5 for ...: 70"): the result follows it; a term is at most 200 characters long, so
+# that a long reply of "plus 1 plus 1 ..." is read in linear time
+_ADJUSTMENT_BEFORE_RESULT = r"\b(?:plus|minus)\s+\d+(?:\.\d+)?\b[^:\n.;]{0,200}:"
 ADJUSTMENT_RESULT_BEFORE = deferred_pattern(_ADJUSTMENT_BEFORE_RESULT + r"\s*$", re.IGNORECASE)
 CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on second thought|rather|"
                         r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
@@ -11367,7 +11369,7 @@ def _bound_after_a_noun(before):
 # the answerer's speaker label ("Assistant:", "[10:42] AI:") is no part of the value.
 INLINE_TAG = deferred_pattern(r"<\s*/?\s*(?:b|i|u|em|strong|ins|mark|span|small|big|font|tt)"
                               r"(?:\s[^<>\n]*)?>", re.IGNORECASE)
-STRUCK_TAG = deferred_pattern(r"<\s*(del|s|strike)(?:\s[^<>\n]*)?>[^\n]*?<\s*/\s*\1\s*>",
+STRUCK_TAG = deferred_pattern(r"<\s*(del|s|strike)(?:\s[^<>\n]*)?>[^\n]{0,200}?<\s*/\s*\1\s*>",
                               re.IGNORECASE)
 CODE_COMMENT = deferred_pattern(r"(?<=[\w;)\]])[^\S\n]+(?:#|//)(?:[^\S\n][^\n]*)?$",
                                 re.MULTILINE)

@@ -4617,6 +4617,56 @@ class Round11CcqTest(LabelCases, unittest.TestCase):
              "250 MB or 500 MB.", self.CAP, "HEDGE")))
 
 
+class RobustReadingTest(unittest.TestCase):
+    """Odd and long input: rewritten checks keep their readings, nothing raises, and a
+    pattern that could scan a long text again from every place is bounded."""
+
+    ITEM = {"question_id": "FEQ-PER-901", "category": "FEQ", "subcategory": "FEQ-PER",
+            "question": "Who was the last emperor of the Nguyen dynasty?",
+            "entity_name": "Nguyen dynasty", "entity_type": "dynasty",
+            "correct_answer": "Bao Dai", "acceptable_answers": ["Bao Dai"]}
+
+    def test_advice_modal_takes_its_whitespace_whole_and_keeps_its_reading(self):
+        modal = ref2.ADVICE_MODAL
+        self.assertIsNotNone(modal.match("might   be the "))
+        self.assertIsNotNone(modal.match("could also be your  "))
+        self.assertIsNone(modal.match("might be X"))
+        self.assertIsNone(modal.match("might" + " " * 5000 + "x"))
+
+    def test_a_bare_no_is_a_correction_only_after_content(self):
+        context = ref2.AnswerContext("FEQ", None, self.ITEM["question"],
+                                         self.ITEM["entity_name"])
+        first = [{"text": "No, Khai Dinh was his father.", "content": True}]
+        self.assertIsNone(ref2.correction_cue(first, 0, context))
+        later = [{"text": "The last emperor was Khai Dinh.", "content": True}] + first
+        self.assertEqual(ref2.correction_cue(later, 1, context).group(0), "No,")
+
+    def test_odd_input_never_raises(self):
+        for text in ("?!.,;:" * 20, "abc \ud800 def", "{a}\n" * 50 + "{", "<del>" * 50,
+                     "might" + " " * 200 + "x", "&#99999999;", "\\n" * 30):
+            reading = ref2.classify(text, self.ITEM, "ehq_ref-2")
+            self.assertIn(reading["label"], ref2.LABELS)
+            ref2.parse_confidence(text, "ehq_ref-2", scale="percent", answer="x")
+
+
+    def test_struck_text_and_adjustment_terms_are_bounded(self):
+        self.assertEqual(ref2.STRUCK_TAG.sub(" ", "<del>95</del> 80"), "  80")
+        self.assertEqual(ref2.STRUCK_TAG.sub(" ", "<del>" + "x" * 201 + "</del> 80"),
+                         "<del>" + "x" * 201 + "</del> 80")  # no struck text is that long
+        self.assertIsNotNone(ref2.ADJUSTMENT_RESULT_BEFORE.search(
+            "Baseline 60, plus 15 for a basic fact, minus 5 for the date: "))
+        self.assertIsNone(ref2.ADJUSTMENT_RESULT_BEFORE.search("plus 5 " + "x" * 201 + ": "))
+        self.assertEqual(ref2.parse_confidence("<del>95</del> <ins>80</ins>", "ehq_ref-2")["value"],
+                         0.8)
+
+    def test_a_bare_capital_picks_an_option_only_as_the_whole_pick(self):
+        options = "Which river?\n(A) Volga\n(B) Don\n(C) Ob\n\n"
+        unpicked = options + "Answer: A river in Russia, the Don."  # "A" is an article here
+        self.assertEqual(ref2.picked_option_as_answer(unpicked), unpicked)
+        self.assertEqual(ref2.picked_option_as_answer(options + "Answer: A \u2014 Volga."),
+                         "\nAnswer: Volga.")
+        self.assertEqual(ref2.picked_option_as_answer(options + "Answer: C"), "\nAnswer: Ob")
+
 if __name__ == "__main__":
     unittest.main()
 
