@@ -4867,13 +4867,34 @@ def may_contain(text, test):
     return not text.isascii() or test.search(text.lower()) is not None
 
 
+# round 11 (blind): a footnote written with a superscript mark ("beat expectations.\u00b9" and
+# a line "\u00b9 Revenue: $97.4 billion") is part of the answer; its mark, in the text and
+# opening the footnote's line, is no number (NFKC would write it as a digit).
+SUPERSCRIPT_MARKS = "\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+FOOTNOTE_MARK_LINE = deferred_pattern(rf"^[^\S\n]*([{SUPERSCRIPT_MARKS}])[^\S\n]*(?=\S)",
+                                      re.MULTILINE)
+FOOTNOTE_MARK = deferred_pattern(rf"(?<=[^\W\d_]|[.,;:!?)\"'])[{SUPERSCRIPT_MARKS}](?![\w.])")
+
+
+def without_footnote_marks(text):
+    """text without each superscript footnote mark (FOOTNOTE_MARK after a word or a stop)
+    that also opens a line of its own (FOOTNOTE_MARK_LINE), in both places; a text whose
+    marks open no line ("10\u00b3", "km\u00b2") is returned as it is."""
+    opened = {match.group(1) for match in FOOTNOTE_MARK_LINE.finditer(text)}
+    if not opened:
+        return text
+    text = FOOTNOTE_MARK_LINE.sub(lambda m: "" if m.group(1) in opened else m.group(0), text)
+    return FOOTNOTE_MARK.sub(lambda m: "" if m.group(0) in opened else m.group(0), text)
+
+
 def prepared_text(text):
     """The answer with one form for apostrophes, quotes, dashes and spaces, and without
     reasoning blocks in tags (THINK_BLOCK) and chat-template debris (TEMPLATE_DEBRIS).
 
     Curly quotes and apostrophes become ASCII (normalize_apostrophes); no-break, thin and
     figure spaces become a space; an em dash is set off by spaces; the minus sign is "-";
-    full-width forms are folded (NFKC). Line structure is kept: lines are clause boundaries.
+    full-width forms are folded (NFKC) after superscript footnote marks are removed
+    (without_footnote_marks). Line structure is kept: lines are clause boundaries.
     """
     if not text.isascii() or any(char in text for char in ASCII_FORMS):
         text = normalize_apostrophes(text).translate(PUNCTUATION_FORMS)
@@ -4882,6 +4903,8 @@ def prepared_text(text):
     if any(cue in text for cue in TEMPLATE_CUES):
         text = TEMPLATE_DEBRIS.sub(" ", text)
     if not text.isascii():
+        if any(mark in text for mark in SUPERSCRIPT_MARKS):
+            text = without_footnote_marks(text)
         text = unicodedata.normalize("NFKC", text)
     return text
 
@@ -4933,6 +4956,50 @@ def final_answer_only(text):
     if final[:len(TOOL_FINAL_LABEL)].casefold() == TOOL_FINAL_LABEL:
         return "Final answer" + final[len(TOOL_FINAL_LABEL):]
     return final
+
+
+# round 11 (blind): an answer written as a transcript. A base model that continues the prompt
+# with question-and-answer pairs of its own ("A: Tungsten\nQ: Which element has atomic number
+# 75?\nA: Rhenium") answers only in the lines before its first invented question; a dialogue
+# whose every line opens with a speaker's name ("Interviewer: Who won?\nModel: I'm afraid
+# ...") is answered by the other speakers' lines up to the asker's next line (a follow-up
+# question is not the one asked).
+INVENTED_QUESTION = deferred_pattern(r"\n[^\S\n]*(?:q|question)[^\S\n]*:", re.IGNORECASE)
+DIALOGUE_TURN = deferred_pattern(rf"[^\S\n]*([{CAPITALS}][\w.'-]*(?: [{CAPITALS}\d][\w.'-]*)"
+                                r"{0,2})[^\S\n]*:[^\S\n]+(?=\S)")
+
+
+def before_invented_questions(text):
+    """text up to the first line that opens with a question label ("Q:", "Question:") after
+    a line of answer (INVENTED_QUESTION); a text with none is returned as it is."""
+    invented = INVENTED_QUESTION.search(text.lstrip())
+    return text.lstrip()[:invented.start()] if invented else text
+
+
+def answerers_lines(text):
+    """The lines of a dialogue that answer its first line, without the names (DIALOGUE_TURN):
+    those of other speakers than the first, up to the first speaker's next line, when every
+    line names its speaker and the first line asks ("?"); any other text is returned as it
+    is."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    turns = [DIALOGUE_TURN.match(line) for line in lines]
+    if len(lines) < 2 or not all(turns) or not lines[0].rstrip().endswith("?"):
+        return text
+    answers = []
+    for line, turn in zip(lines[1:], turns[1:]):
+        if turn.group(1) == turns[0].group(1):
+            break
+        answers.append(line[turn.end():])
+    return "\n".join(answers) if answers else text
+
+
+def own_turns(text):
+    """What the answerer says in a transcript: the lines before invented questions
+    (before_invented_questions), then of those a dialogue's answering speakers
+    (answerers_lines); a text without a line break after a ":" is returned as it is."""
+    if ":" not in text or "\n" not in text:
+        return text
+    return answerers_lines(before_invented_questions(text))
 
 
 # A markdown heading that names what the lines under it are: the answer, or background to it
@@ -5373,6 +5440,16 @@ def _clean_piece(piece):
     return piece.strip(" ,:")
 
 
+def is_lead_in(piece, held):
+    """True when a piece (its insets held, in order) ends with ":", introducing what follows,
+    or ends with ":" before the one quotation it holds, and that quotation holds [REDACTED]
+    (round 11: 'Clause 12 says: "... not less than [REDACTED] written notice ..."' gives the
+    gap, no value)."""
+    bare = piece.replace(INSET_MARK, "").rstrip()
+    return bare.endswith(":") or len(held) == 1 and held[0][1] == "quote" and \
+        "[REDACTED]" in held[0][0].upper() and bare.rstrip(" .!?").endswith(":")
+
+
 def answer_clauses(text):
     """The clauses of a prepared answer as dicts {text, kind, joined, host, section, ...}.
 
@@ -5412,18 +5489,18 @@ def answer_clauses(text):
 
         body = INSET.sub(cut, line) if ("(" in line or '"' in line or " '" in line or
                                          line[:1] == "'") else line
-        queue = iter(insets)
+        taken = 0
         for number, (piece, joined) in enumerate(_split_clauses(body, "line")):
-            held = piece.count(INSET_MARK)
+            held = insets[taken:taken + piece.count(INSET_MARK)]
+            taken += len(held)
             cleaned = _clean_piece(piece)
             host = None
             if cleaned:
                 clauses.append({"text": cleaned, "kind": "plain", "joined": joined, "host": None,
-                                "lead_in": piece.replace(INSET_MARK, "").rstrip().endswith(":"),
+                                "lead_in": is_lead_in(piece, held),
                                 "section": section, "mark": None if number else mark})
                 host = len(clauses) - 1
-            for _ in range(held):
-                inner, kind, after = next(queue)
+            for inner, kind, after in held:
                 if kind == "aside":
                     for part, _ in _split_clauses(inner, "aside"):
                         part = _clean_piece(part)
@@ -5887,7 +5964,8 @@ CLAUSE_ROLES = (
         r"(?:redacted|withheld|omitted|blanked(?: out)?|blacked out|censored|masked|obscured|"
         r"elided|left (?:blank|out)|cut out|taken out|struck out|stripped out|excised|hidden|"
         r"removed|replaced (?:by|with))\b",
-        r"\bredacts?\b|\bwithholds?\b|\bomits?\b|\bhides?\b|\bblanks? out\b",
+        r"\bredacts?\b|\bwithholds?\b|\bomits?\b|\bhides?\b|"
+        r"\b(?:blanks?|blacks?)(?: (?:it|them|this|that))? out\b",
         r"\[redacted\]",
         r"\b(?:redacted|withheld|missing|omitted|blank|masked|removed|hidden) " + _GAP_NOUN
         + r"\b",
@@ -9185,8 +9263,9 @@ def answer_text_reading(answer, category):
 
 
 def _text_reading(answer, category):
-    segments = answer_clauses(picked_option_as_answer(rhetorical_as_said(final_answer_only(
-        latex_as_text(markup_as_text(answer_notation(prepared_text(fields_as_text(answer)))))))))
+    text = own_turns(final_answer_only(latex_as_text(markup_as_text(answer_notation(
+        prepared_text(fields_as_text(answer)))))))
+    segments = answer_clauses(picked_option_as_answer(rhetorical_as_said(text)))
     return tuple(segments), tuple(piece_markers(segments, category))
 
 
