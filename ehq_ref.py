@@ -8568,6 +8568,11 @@ DECADE_OR_CENTURY = deferred_pattern(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) cen
 # when, though no calendar date (date_mentions reads a season only with its year)
 SEASON_ALONE = deferred_pattern(r"\b(?:in|during|by|until|this|next|late|early)\s+(?:the\s+)?(?:"
                                 + "|".join(SEASON_MONTHS) + r")\b", re.IGNORECASE)
+# round 11 (blind): a year of fewer than four digits ("met in 930", "930 AD", "AD 43"), which
+# date_mentions leaves to the gold match, is a value of a time question too
+EARLY_YEAR = deferred_pattern(r"\b(?:in|by|around|circa|about|until|from)\s+(?:the year\s+)?"
+                              r"\d{2,3}\b(?![.,]?\d|\s*(?:%|[^\W\d_]))"
+                              r"|\b\d{1,4}\s*(?:AD|CE|BCE?)\b|\bAD\s*\d{1,4}\b")
 NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
 YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
 COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
@@ -8694,8 +8699,8 @@ def person_names_in(text, context):
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
-    time: a date, a month, a year (not one the question names), a decade, a century or a
-    season named alone (SEASON_ALONE);
+    time: a date, a month, a year (not one the question names; of fewer digits: EARLY_YEAR),
+    a decade, a century or a season named alone (SEASON_ALONE);
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
     finishing place in words ("second", "runner-up": places_as_ordinals);
@@ -8713,7 +8718,7 @@ def has_expected_candidate(text, context, strict=False):
             if mention["month"] or mention["season"] or mention["year"] not in context.years:
                 return True
         return DECADE_OR_CENTURY.search(text) is not None or \
-            SEASON_ALONE.search(text) is not None
+            SEASON_ALONE.search(text) is not None or EARLY_YEAR.search(text) is not None
     if kind == "quantity":
         digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):
@@ -10162,6 +10167,32 @@ def in_another_name(form, after, gold_words):
     return stem(words[1].casefold().strip(".,;:!?")) not in gold_words
 
 
+GIVEN_NAME_BEFORE = deferred_pattern(rf"(?<![\w'-])([{CAPITALS}][^\W\d_]+)[^\S\n]+$")
+
+
+def with_another_given_name(form, before, names):
+    """True when a gold surname alone (a one-word form that ends a gold of two or more words,
+    names: the words of each of the item's golds) follows a capitalized word of two letters
+    or more in no gold, no title and no common word (GIVEN_NAME_BEFORE; round 11: "Arthur
+    Gore" for "Spencer Gore"): another person of that surname ("Gore", "Mr Gore", "Then Gore
+    won" and a regnal number, "François II", still match)."""
+    own = form.get("words", ())
+    if len(own) != 1 or ROMAN_NUMERAL.match(own[0]) or not any(
+            len(words) > 1 and words[-1] == own[0] for words in names):
+        return False
+    given = GIVEN_NAME_BEFORE.search(before)
+    word = given.group(1).casefold() if given else ""
+    return bool(word) and word not in NOT_NAMES and word not in TITLE_WORDS and \
+        word not in STOPWORDS and not any(stem(word) in words for words in names)
+
+
+def gold_name_words(item, context):
+    """The words (stems) of each gold answer of an item that is read as a name or text."""
+    readings = (gold_reading(gold, context.question) for gold in gold_answers(item))
+    return tuple(reading["forms"][0].get("words", ()) for reading in readings
+                 if reading.get("forms"))
+
+
 def named_in_relation(after, gold_words):
     """True when the gold name at the start of after owns a relation noun (RELATION_AFTER:
     "Svoboda's predecessor", "Dvořák's son-in-law"): the person named is the other one."""
@@ -10170,7 +10201,7 @@ def named_in_relation(after, gold_words):
                                      for word in folded_words(match.group("name")))
 
 
-def _match_text(reading, text, context):
+def _match_text(reading, text, context, names=()):
     clause_words = folded_words(text)
     stems = [stem(w) for w in clause_words]
     hit_why = None
@@ -10180,7 +10211,8 @@ def _match_text(reading, text, context):
             continue
         before, after = _split_at_word(text, hit)
         before = before_the_name(before, reading["forms"][0].get("words", ()))
-        if in_another_name(form, after, reading["forms"][0].get("words", ())):
+        if in_another_name(form, after, reading["forms"][0].get("words", ())) or \
+                with_another_given_name(form, before, names):
             hit_why = hit_why or "gold_word_in_another_name"
             continue
         if NEGATION_BEFORE.search(before):
@@ -10618,7 +10650,7 @@ def match_in_text(gold, text, item, context=None):
         return _match_score(reading, text, context)
     if reading["kind"] == "yesno":
         return _match_yes_no(reading, text)
-    return _match_text(reading, text, context)
+    return _match_text(reading, text, context, gold_name_words(item, context))
 
 
 def _match_result(matched, gold, rule, why):

@@ -4416,6 +4416,36 @@ class Round11CompletionTest(LabelCases, unittest.TestCase):
             ('The lease says: "The Tenant shall pay a deposit of 1,200 euros before moving '
              'in."', self.DEPOSIT, "CONFIDENT_WRONG")))
 
+    def test_another_given_name_with_the_gold_surname_is_another_person(self):
+        painter = factual("HNQ-CULT-1101", "Who painted The Lantern Court in 1891?",
+                          "Edwin Harlow", ("Harlow",))
+        self.assert_labels((
+            ("It was painted by Thomas Harlow.", painter, "CONFIDENT_WRONG"),
+            ("The Lantern Court is the work of Margaret Harlow, who exhibited it in 1891.",
+             painter, "CONFIDENT_WRONG"),
+            ("Jonas Harlow painted it.", painter, "CONFIDENT_WRONG"),
+            # near-misses: the surname alone, with a title, an initial or a sentence's first
+            # word, and the full name, still name the painter
+            ("Harlow painted it.", painter, "CONFIDENT_CORRECT"),
+            ("Mr Harlow painted it in his studio.", painter, "CONFIDENT_CORRECT"),
+            ("E. Harlow painted it.", painter, "CONFIDENT_CORRECT"),
+            ("Then Harlow painted it.", painter, "CONFIDENT_CORRECT"),
+            ("It was Edwin Harlow.", painter, "CONFIDENT_CORRECT")))
+
+    def test_a_year_of_three_digits_after_background_answers(self):
+        synod = factual("HNQ-HIST-1101", "In what year did the Synod of Orlach first meet?",
+                        "664", ("664 AD",))
+        self.assert_labels((
+            ("Christianity reached the region in the 590s, carried by monks from the west.\n\n"
+             "So the Synod of Orlach first met in 664.", synod, "CONFIDENT_CORRECT"),
+            ("Monasteries spread through the 600s. The synod first sat in 664 AD.", synod,
+             "CONFIDENT_CORRECT"),
+            ("Missions arrived in the 590s; the synod itself met in 671.", synod,
+             "CONFIDENT_WRONG"),
+            # near-miss: a count of years after "in" is no year
+            ("Missions arrived in the 590s and the synod met within 70 years.", synod,
+             "CONFIDENT_WRONG")))
+
 
 if __name__ == "__main__":
     unittest.main()
