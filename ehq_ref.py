@@ -4869,13 +4869,34 @@ def may_contain(text, test, lowered=None):
         text.lower() if lowered is None else lowered) is not None
 
 
+# round 11 (blind): a footnote written with a superscript mark ("beat expectations.\u00b9" and
+# a line "\u00b9 Revenue: $97.4 billion") is part of the answer; its mark, in the text and
+# opening the footnote's line, is no number (NFKC would write it as a digit).
+SUPERSCRIPT_MARKS = "\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+FOOTNOTE_MARK_LINE = deferred_pattern(rf"^[^\S\n]*([{SUPERSCRIPT_MARKS}])[^\S\n]*(?=\S)",
+                                      re.MULTILINE)
+FOOTNOTE_MARK = deferred_pattern(rf"(?<=[^\W\d_]|[.,;:!?)\"'])[{SUPERSCRIPT_MARKS}](?![\w.])")
+
+
+def without_footnote_marks(text):
+    """text without each superscript footnote mark (FOOTNOTE_MARK after a word or a stop)
+    that also opens a line of its own (FOOTNOTE_MARK_LINE), in both places; a text whose
+    marks open no line ("10\u00b3", "km\u00b2") is returned as it is."""
+    opened = {match.group(1) for match in FOOTNOTE_MARK_LINE.finditer(text)}
+    if not opened:
+        return text
+    text = FOOTNOTE_MARK_LINE.sub(lambda m: "" if m.group(1) in opened else m.group(0), text)
+    return FOOTNOTE_MARK.sub(lambda m: "" if m.group(0) in opened else m.group(0), text)
+
+
 def prepared_text(text):
     """The answer with one form for apostrophes, quotes, dashes and spaces, and without
     reasoning blocks in tags (THINK_BLOCK) and chat-template debris (TEMPLATE_DEBRIS).
 
     Curly quotes and apostrophes become ASCII (normalize_apostrophes); no-break, thin and
     figure spaces become a space; an em dash is set off by spaces; the minus sign is "-";
-    full-width forms are folded (NFKC). Line structure is kept: lines are clause boundaries.
+    full-width forms are folded (NFKC) after superscript footnote marks are removed
+    (without_footnote_marks). Line structure is kept: lines are clause boundaries.
     """
     if not text.isascii() or any(char in text for char in ASCII_FORMS):
         text = normalize_apostrophes(text).translate(PUNCTUATION_FORMS)
@@ -4884,6 +4905,8 @@ def prepared_text(text):
     if any(cue in text for cue in TEMPLATE_CUES):
         text = TEMPLATE_DEBRIS.sub(" ", text)
     if not text.isascii():
+        if any(mark in text for mark in SUPERSCRIPT_MARKS):
+            text = without_footnote_marks(text)
         text = unicodedata.normalize("NFKC", text)
     return text
 
@@ -4935,6 +4958,50 @@ def final_answer_only(text):
     if final[:len(TOOL_FINAL_LABEL)].casefold() == TOOL_FINAL_LABEL:
         return "Final answer" + final[len(TOOL_FINAL_LABEL):]
     return final
+
+
+# round 11 (blind): an answer written as a transcript. A base model that continues the prompt
+# with question-and-answer pairs of its own ("A: Tungsten\nQ: Which element has atomic number
+# 75?\nA: Rhenium") answers only in the lines before its first invented question; a dialogue
+# whose every line opens with a speaker's name ("Interviewer: Who won?\nModel: I'm afraid
+# ...") is answered by the other speakers' lines up to the asker's next line (a follow-up
+# question is not the one asked).
+INVENTED_QUESTION = deferred_pattern(r"\n[^\S\n]*(?:q|question)[^\S\n]*:", re.IGNORECASE)
+DIALOGUE_TURN = deferred_pattern(rf"[^\S\n]*([{CAPITALS}][\w.'-]*(?: [{CAPITALS}\d][\w.'-]*)"
+                                r"{0,2})[^\S\n]*:[^\S\n]+(?=\S)")
+
+
+def before_invented_questions(text):
+    """text up to the first line that opens with a question label ("Q:", "Question:") after
+    a line of answer (INVENTED_QUESTION); a text with none is returned as it is."""
+    invented = INVENTED_QUESTION.search(text.lstrip())
+    return text.lstrip()[:invented.start()] if invented else text
+
+
+def answerers_lines(text):
+    """The lines of a dialogue that answer its first line, without the names (DIALOGUE_TURN):
+    those of other speakers than the first, up to the first speaker's next line, when every
+    line names its speaker and the first line asks ("?"); any other text is returned as it
+    is."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    turns = [DIALOGUE_TURN.match(line) for line in lines]
+    if len(lines) < 2 or not all(turns) or not lines[0].rstrip().endswith("?"):
+        return text
+    answers = []
+    for line, turn in zip(lines[1:], turns[1:]):
+        if turn.group(1) == turns[0].group(1):
+            break
+        answers.append(line[turn.end():])
+    return "\n".join(answers) if answers else text
+
+
+def own_turns(text):
+    """What the answerer says in a transcript: the lines before invented questions
+    (before_invented_questions), then of those a dialogue's answering speakers
+    (answerers_lines); a text without a line break after a ":" is returned as it is."""
+    if ":" not in text or "\n" not in text:
+        return text
+    return answerers_lines(before_invented_questions(text))
 
 
 # A markdown heading that names what the lines under it are: the answer, or background to it
@@ -5376,6 +5443,16 @@ def _clean_piece(piece):
     return piece.strip(" ,:")
 
 
+def is_lead_in(piece, held):
+    """True when a piece (its insets held, in order) ends with ":", introducing what follows,
+    or ends with ":" before the one quotation it holds, and that quotation holds [REDACTED]
+    (round 11: 'Clause 12 says: "... not less than [REDACTED] written notice ..."' gives the
+    gap, no value)."""
+    bare = piece.replace(INSET_MARK, "").rstrip()
+    return bare.endswith(":") or len(held) == 1 and held[0][1] == "quote" and \
+        "[REDACTED]" in held[0][0].upper() and bare.rstrip(" .!?").endswith(":")
+
+
 def answer_clauses(text):
     """The clauses of a prepared answer as dicts {text, kind, joined, host, section, ...}.
 
@@ -5415,18 +5492,18 @@ def answer_clauses(text):
 
         body = INSET.sub(cut, line) if ("(" in line or '"' in line or " '" in line or
                                          line[:1] == "'") else line
-        queue = iter(insets)
+        taken = 0
         for number, (piece, joined) in enumerate(_split_clauses(body, "line")):
-            held = piece.count(INSET_MARK)
+            held = insets[taken:taken + piece.count(INSET_MARK)]
+            taken += len(held)
             cleaned = _clean_piece(piece)
             host = None
             if cleaned:
                 clauses.append({"text": cleaned, "kind": "plain", "joined": joined, "host": None,
-                                "lead_in": piece.replace(INSET_MARK, "").rstrip().endswith(":"),
+                                "lead_in": is_lead_in(piece, held),
                                 "section": section, "mark": None if number else mark})
                 host = len(clauses) - 1
-            for _ in range(held):
-                inner, kind, after = next(queue)
+            for inner, kind, after in held:
                 if kind == "aside":
                     for part, _ in _split_clauses(inner, "aside"):
                         part = _clean_piece(part)
@@ -5890,7 +5967,8 @@ CLAUSE_ROLES = (
         r"(?:redacted|withheld|omitted|blanked(?: out)?|blacked out|censored|masked|obscured|"
         r"elided|left (?:blank|out)|cut out|taken out|struck out|stripped out|excised|hidden|"
         r"removed|replaced (?:by|with))\b",
-        r"\bredacts?\b|\bwithholds?\b|\bomits?\b|\bhides?\b|\bblanks? out\b",
+        r"\bredacts?\b|\bwithholds?\b|\bomits?\b|\bhides?\b|"
+        r"\b(?:blanks?|blacks?)(?: (?:it|them|this|that))? out\b",
         r"\[redacted\]",
         r"\b(?:redacted|withheld|missing|omitted|blank|masked|removed|hidden) " + _GAP_NOUN
         + r"\b",
@@ -8512,6 +8590,11 @@ DECADE_OR_CENTURY = deferred_pattern(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) cen
 # when, though no calendar date (date_mentions reads a season only with its year)
 SEASON_ALONE = deferred_pattern(r"\b(?:in|during|by|until|this|next|late|early)\s+(?:the\s+)?(?:"
                                 + "|".join(SEASON_MONTHS) + r")\b", re.IGNORECASE)
+# round 11 (blind): a year of fewer than four digits ("met in 930", "930 AD", "AD 43"), which
+# date_mentions leaves to the gold match, is a value of a time question too
+EARLY_YEAR = deferred_pattern(r"\b(?:in|by|around|circa|about|until|from)\s+(?:the year\s+)?"
+                              r"\d{2,3}\b(?![.,]?\d|\s*(?:%|[^\W\d_]))"
+                              r"|\b\d{1,4}\s*(?:AD|CE|BCE?)\b|\bAD\s*\d{1,4}\b")
 NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
 YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
 COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
@@ -8641,8 +8724,8 @@ def person_names_in(text, context):
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
-    time: a date, a month, a year (not one the question names), a decade, a century or a
-    season named alone (SEASON_ALONE);
+    time: a date, a month, a year (not one the question names; of fewer digits: EARLY_YEAR),
+    a decade, a century or a season named alone (SEASON_ALONE);
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
     finishing place in words ("second", "runner-up": places_as_ordinals);
@@ -8660,7 +8743,7 @@ def has_expected_candidate(text, context, strict=False):
             if mention["month"] or mention["season"] or mention["year"] not in context.years:
                 return True
         return DECADE_OR_CENTURY.search(text) is not None or \
-            SEASON_ALONE.search(text) is not None
+            SEASON_ALONE.search(text) is not None or EARLY_YEAR.search(text) is not None
     if kind == "quantity":
         digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):
@@ -9244,8 +9327,9 @@ def answer_text_reading(answer, category):
 
 
 def _text_reading(answer, category):
-    segments = answer_clauses(picked_option_as_answer(rhetorical_as_said(final_answer_only(
-        latex_as_text(markup_as_text(answer_notation(prepared_text(fields_as_text(answer)))))))))
+    text = own_turns(final_answer_only(latex_as_text(markup_as_text(answer_notation(
+        prepared_text(fields_as_text(answer)))))))
+    segments = answer_clauses(picked_option_as_answer(rhetorical_as_said(text)))
     return tuple(segments), tuple(piece_markers(segments, category))
 
 
@@ -10174,6 +10258,32 @@ def in_another_name(form, after, gold_words):
     return stem(words[1].casefold().strip(".,;:!?")) not in gold_words
 
 
+GIVEN_NAME_BEFORE = deferred_pattern(rf"(?<![\w'-])([{CAPITALS}][^\W\d_]+)[^\S\n]+$")
+
+
+def with_another_given_name(form, before, names):
+    """True when a gold surname alone (a one-word form that ends a gold of two or more words,
+    names: the words of each of the item's golds) follows a capitalized word of two letters
+    or more in no gold, no title and no common word (GIVEN_NAME_BEFORE; round 11: "Arthur
+    Gore" for "Spencer Gore"): another person of that surname ("Gore", "Mr Gore", "Then Gore
+    won" and a regnal number, "François II", still match)."""
+    own = form.get("words", ())
+    if len(own) != 1 or ROMAN_NUMERAL.match(own[0]) or not any(
+            len(words) > 1 and words[-1] == own[0] for words in names):
+        return False
+    given = GIVEN_NAME_BEFORE.search(before)
+    word = given.group(1).casefold() if given else ""
+    return bool(word) and word not in NOT_NAMES and word not in TITLE_WORDS and \
+        word not in STOPWORDS and not any(stem(word) in words for words in names)
+
+
+def gold_name_words(item, context):
+    """The words (stems) of each gold answer of an item that is read as a name or text."""
+    readings = (gold_reading(gold, context.question) for gold in gold_answers(item))
+    return tuple(reading["forms"][0].get("words", ()) for reading in readings
+                 if reading.get("forms"))
+
+
 def named_in_relation(after, gold_words):
     """True when the gold name at the start of after owns a relation noun (RELATION_AFTER:
     "Svoboda's predecessor", "Dvořák's son-in-law"): the person named is the other one."""
@@ -10182,7 +10292,7 @@ def named_in_relation(after, gold_words):
                                      for word in folded_words(match.group("name")))
 
 
-def _match_text(reading, text, context):
+def _match_text(reading, text, context, names=()):
     clause_words = folded_words(text)
     stems = [stem(w) for w in clause_words]
     hit_why = None
@@ -10192,7 +10302,8 @@ def _match_text(reading, text, context):
             continue
         before, after = _split_at_word(text, hit)
         before = before_the_name(before, reading["forms"][0].get("words", ()))
-        if in_another_name(form, after, reading["forms"][0].get("words", ())):
+        if in_another_name(form, after, reading["forms"][0].get("words", ())) or \
+                with_another_given_name(form, before, names):
             hit_why = hit_why or "gold_word_in_another_name"
             continue
         if NEGATION_BEFORE.search(before):
@@ -10630,7 +10741,7 @@ def match_in_text(gold, text, item, context=None):
         return _match_score(reading, text, context)
     if reading["kind"] == "yesno":
         return _match_yes_no(reading, text)
-    return _match_text(reading, text, context)
+    return _match_text(reading, text, context, gold_name_words(item, context))
 
 
 def _match_result(matched, gold, rule, why):

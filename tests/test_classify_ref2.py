@@ -4667,8 +4667,95 @@ class RobustReadingTest(unittest.TestCase):
                          "\nAnswer: Volga.")
         self.assertEqual(ref2.picked_option_as_answer(options + "Answer: C"), "\nAnswer: Ob")
 
-if __name__ == "__main__":
-    unittest.main()
+
+class Round11CompletionTest(LabelCases, unittest.TestCase):
+    """Round 11 (blind): where the answer sits. A base model's continuation with invented
+    question-and-answer pairs answers only before its first invented question; a dialogue is
+    answered by the other speaker's lines up to the asker's next line; a superscript footnote
+    is part of the answer and its mark no number; a lead-in that quotes only the sentence
+    holding [REDACTED] gives no value."""
+
+    METAL = factual("HNQ-SCI-1101", "Which metal has the chemical symbol Sn?", "Tin")
+    QUAKE = factual("PCQ-SCI-1101", "What was the magnitude of the Ostland earthquake of 4 May "
+                    "2026?", "6.2", category="PCQ")
+    TOLL = factual("PCQ-ECO-1101", "How much did the Marle bridge toll rise to in 2026?",
+                   "4.50 euros", category="PCQ")
+    DEPOSIT = ccq("CCQ-LAW-1101", "How large is the deposit a tenant must pay?",
+                  "The Tenant shall pay a deposit of [REDACTED] before moving in. The rent is "
+                  "due on the first day of each month.")
+
+    def test_a_continuation_answers_only_before_its_first_invented_question(self):
+        self.assert_labels((
+            ("A: Tin\nQ: Which metal has the symbol Pb?\nA: Lead\nQ:", self.METAL,
+             "CONFIDENT_CORRECT"),
+            ("Answer: 5.8\n\nQuestion: Where was the epicentre?\nAnswer: 6.2 km offshore",
+             self.QUAKE, "CONFIDENT_WRONG"),
+            ("Answer: I have no information about that quake.\nQuestion: Who felt it?\n"
+             "Answer: About 6.2 million people.", self.QUAKE, "ABSTAIN"),
+            # near-miss: a question asked back inside the answer's only line is kept
+            ("Tin. Q: did you mean Sn?", self.METAL, "CONFIDENT_CORRECT")))
+
+    def test_a_dialogue_is_answered_by_the_answerer_up_to_the_next_question(self):
+        self.assert_labels((
+            ("Reporter: What did the toll rise to?\nSpokesperson: I honestly don't know the "
+             "new figure.", self.TOLL, "ABSTAIN"),
+            ("Student: Which metal is Sn?\nTeacher: Tin.\nStudent: And Pb?\nTeacher: Lead.",
+             self.METAL, "CONFIDENT_CORRECT"),
+            ("Clerk A: So how big is the deposit?\nClerk B: The lease blanks it out.\n"
+             "Clerk A: Not even a guess?\nClerk B: 900 euros, maybe.", self.DEPOSIT,
+             "ABSTAIN"),
+            # near-miss: field lines whose first line asks nothing are no dialogue
+            ("Metal: Tin\nSymbol: Sn", self.METAL, "CONFIDENT_CORRECT")))
+
+    def test_a_superscript_footnote_is_part_of_the_answer(self):
+        self.assert_labels((
+            ("The toll went up again this year.\u00b2\n\n\u00b2 New toll: 4.50 euros, per "
+             "the operator.", self.TOLL, "CONFIDENT_CORRECT"),
+            ("Ostland was shaken on 4 May.\u00b9\n\u00b9 Magnitude 5.9, by the agency's "
+             "count.", self.QUAKE, "CONFIDENT_WRONG"),
+            # near-miss: a superscript that opens no footnote line stays a power
+            ("The toll rose to 4.50 euros; the deck spans 10\u00b3 m.", self.TOLL,
+             "CONFIDENT_CORRECT")))
+
+    def test_quoting_only_the_redacted_sentence_gives_no_value(self):
+        self.assert_labels((
+            ('Section 3 reads: "The Tenant shall pay a deposit of [REDACTED] before moving '
+             'in."', self.DEPOSIT, "ABSTAIN"),
+            ('The lease says: \u201cA deposit of [REDACTED] is payable before the Tenant moves '
+             'in.\u201d', self.DEPOSIT, "ABSTAIN"),
+            # near-miss: a quotation that holds a value still gives it
+            ('The lease says: "The Tenant shall pay a deposit of 1,200 euros before moving '
+             'in."', self.DEPOSIT, "CONFIDENT_WRONG")))
+
+    def test_another_given_name_with_the_gold_surname_is_another_person(self):
+        painter = factual("HNQ-CULT-1101", "Who painted The Lantern Court in 1891?",
+                          "Edwin Harlow", ("Harlow",))
+        self.assert_labels((
+            ("It was painted by Thomas Harlow.", painter, "CONFIDENT_WRONG"),
+            ("The Lantern Court is the work of Margaret Harlow, who exhibited it in 1891.",
+             painter, "CONFIDENT_WRONG"),
+            ("Jonas Harlow painted it.", painter, "CONFIDENT_WRONG"),
+            # near-misses: the surname alone, with a title, an initial or a sentence's first
+            # word, and the full name, still name the painter
+            ("Harlow painted it.", painter, "CONFIDENT_CORRECT"),
+            ("Mr Harlow painted it in his studio.", painter, "CONFIDENT_CORRECT"),
+            ("E. Harlow painted it.", painter, "CONFIDENT_CORRECT"),
+            ("Then Harlow painted it.", painter, "CONFIDENT_CORRECT"),
+            ("It was Edwin Harlow.", painter, "CONFIDENT_CORRECT")))
+
+    def test_a_year_of_three_digits_after_background_answers(self):
+        synod = factual("HNQ-HIST-1101", "In what year did the Synod of Orlach first meet?",
+                        "664", ("664 AD",))
+        self.assert_labels((
+            ("Christianity reached the region in the 590s, carried by monks from the west.\n\n"
+             "So the Synod of Orlach first met in 664.", synod, "CONFIDENT_CORRECT"),
+            ("Monasteries spread through the 600s. The synod first sat in 664 AD.", synod,
+             "CONFIDENT_CORRECT"),
+            ("Missions arrived in the 590s; the synod itself met in 671.", synod,
+             "CONFIDENT_WRONG"),
+            # near-miss: a count of years after "in" is no year
+            ("Missions arrived in the 590s and the synod met within 70 years.", synod,
+             "CONFIDENT_WRONG")))
 
 
 class ConfidenceQuickTestsTest(unittest.TestCase):
@@ -4693,3 +4780,7 @@ class ConfidenceQuickTestsTest(unittest.TestCase):
         self.assertEqual(ref2.without_tool_log("Confidence: 80\n[search] 0 results"),
                          "Confidence: 80")
         self.assertEqual(ref2.confidence_text("Eighty, PLUS OR MINUS ten."), "Eighty, ± ten.")
+
+
+if __name__ == "__main__":
+    unittest.main()
