@@ -5940,6 +5940,10 @@ CLAUSE_ROLES = (
         r"\bthere (?:(?:is|was|are|were|has|have|had)(?: been)? never|never (?:was|were|has "
         r"been|have been|existed))(?: been)? (?:(?:an?|any) (?:[\w'-]+ ){0,6}?" + _NAMED
         + r"|(?:any )?such)\b",
+        # round 12: the entity's existence denied as a belief ("I don't believe there has been a
+        # New Zealand MP named X", "I don't think there was ever a ship called X")
+        r"\b(?:don't|do not) (?:believe|think) (?:that )?there(?:'s| is| was| are| were| has| "
+        r"have)(?: ever)?(?: been)?(?: ever)? (?:an?|any) (?:[\w'-]+ ){0,6}?" + _NAMED + r"\b",
         # round 7: doubt that the entity exists at all ("I'm not sure X is a validly described
         # species at all", "I'm not certain X even exists") rejects the premise
         r"\b(?:i(?:'m| am) )?not (?:\w+ )?(?:sure|certain|convinced) (?:that )?"
@@ -6354,7 +6358,11 @@ CLAUSE_ROLES = (
         r"\b(?:it|this|that) looks like\b(?! (?:an? )?(?:bit of a |rather a |real )?(?:trick|"
         r"loaded|leading|tricky|odd|strange|unusual|curious|difficult|hard|tough|obscure|niche) "
         r"question\b)",
-        r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm|check (?:this|that|it|the))\b",
+        # round 12: a source after "check the" is advice where to look, no doubt ("please check
+        # the Senedd's website", "the official results", "the BBC News site")
+        r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm|check (?:this|that|it|the(?! "
+        r"(?:[\w&.-]+ ){0,2}?[\w&.-]+'s\b| official\b| latest\b| (?:[\w&.-]+ ){0,2}?(?:website|"
+        r"site|page|portal|database|archive|register)s?\b)))\b",
         r"\b(?:you )?(?:may|might|should|could|would|will) (?:want|wish|need) to "
         r"(?:double[- ]?check|verify|confirm)\b",
         r"\b(?:i(?:'d| would) )?(?:recommend|suggest|advise)(?:s|ed)? (?:double[- ]?checking|"
@@ -6501,7 +6509,12 @@ CLAUSE_ROLES = (
         r"know)\b", r"\bbefore i (?:answer|respond|reply|guess|go further)\b",
         r"\bplease (?:provide|share|clarify)\b", r"\blet me know\b", r"\bfeel free\b",
         r"\bhappy to (?:help|look)\b", r"\bi(?:'d| would| will|'ll) be happy\b",
-        r"\bi (?:can|could|will|'ll) (?:try to )?help\b", r"\bhope (?:this|that) (?:helps|is)\b",
+        # round 12: an offer of help, also in a modal ("I may be able to help with those"), and
+        # a request to check the name asked about ("Could you double-check the name?")
+        r"\bi (?:can|could|will|'ll|may|might) (?:try to |be able to )?help\b",
+        r"\b(?:could|can|would) you (?:please )?(?:double[- ]?check|check|confirm|verify) (?:the "
+        r"|that |its )?(?:name|spelling|title)\b",
+        r"\bhope (?:this|that) (?:helps|is)\b",
         r"\bthank(?:s| you) for\b",
         # round 9 (blind): a persona's frame, no answer: a letter's salutation and sign-off
         # ("Dear Sir or Madam,", "Kind regards,"), a detective's verdict formula ("Elementary.",
@@ -8960,7 +8973,8 @@ def is_guess(clause, previous, context):
     It must offer a candidate of the asked kind (has_expected_candidate; a hedged clause may
     offer any new word unless the question asks for a name), not speculate about the entity
     (SPECULATION), not be framed as background ("For context, ...": FRAMING_CUE), and be
-    presented as an answer: hedged, with an answer cue ("so it's", "the answer is"), joined
+    presented as an answer: hedged, with an answer cue ("so it's", "the answer is") that a
+    candidate follows ("so it was an open race" concludes nothing of the slot), joined
     to the abstention by "but" or a dash, stated about the asked slot (it/he/she, "the
     winner was", the entity's name), worked out from the document's numbers on CCQ
     (worked_out_value) or given by a self-correction ("I don't know...
@@ -8978,7 +8992,9 @@ def is_guess(clause, previous, context):
     hedged = clause["hedged"]
     linked = clause["joined"] == "but" and previous is not None and \
         previous["role"] in FORWARD_ROLES
-    stated = V2_ANSWER_CUE.search(text) or ROLE_SUBJECT.match(said) or (
+    cue = V2_ANSWER_CUE.search(text)
+    stated = cue and has_expected_candidate(text[cue.start():], context, strict=True) or \
+        ROLE_SUBJECT.match(said) or (
         context.category == "FEQ" and _mentions_entity(said, context)) or (
         context.category == "CCQ" and worked_out_value(text))
     if not (hedged or linked or stated):
@@ -9199,6 +9215,18 @@ def sentence_neighbours(clauses, number):
     return [clauses[at] for at in plain[first:last + 1] if at != number]
 
 
+VALUE_KINDS = ("quantity", "time")  # the question kinds whose answer is a number or a date
+
+
+def offers_an_answer(clause, context):
+    """True when a content clause can be the answer that a later limit doubts: it carries
+    content and, when the question asks for a number or a date (VALUE_KINDS), offers one
+    (has_expected_candidate). "Triglav is Slovenia's highest mountain, but I don't remember
+    its exact height" restates the question's topic and gives no height to doubt."""
+    return clause["content"] and (context.kind not in VALUE_KINDS or
+                                  has_expected_candidate(clause, context))
+
+
 def doubts_the_answer_given(clause, neighbours):
     """True when a forward clause qualifies an answer given before it: it holds a doubt or an
     uncertainty marker, refers back ("I don't know for sure") or is joined to it by "though"
@@ -9211,6 +9239,32 @@ def doubts_the_answer_given(clause, neighbours):
         clause["joined"] == "though" or any(
             other["role"] == "doubt" and not other["content"] and
             WH_WORD.search(other["text"]) is None for other in neighbours)
+
+
+# round 12: the lead of a side anecdote after the answer ("Fun fact:", "Incidentally,"); a
+# "Note:" is a caveat on the answer as often as not ("Note: I could not verify this").
+ASIDE_LEAD = deferred_pattern(r"^\W*(?:(?:fun|bonus|random) fact|trivia|side note|as an aside|"
+                              r"by the way|btw|incidentally|interestingly(?: enough)?)\b",
+                              re.IGNORECASE)
+
+
+def side_claim_hedges(clauses, context, facts):
+    """A hedge on a claim of its own (a hedging clause that carries content) in a sentence
+    that opens as a side anecdote (ASIDE_LEAD: "Fun fact: Garin also finished first in 1904
+    but was later disqualified, which reportedly included taking a train"), after an answer
+    given in an earlier sentence, hedges that side claim, not the answer: the clause becomes
+    meta without content. A doubt with no claim of its own ("Incidentally, I'm not sure of
+    this") still doubts the answer."""
+    for number, clause in enumerate(clauses):
+        if clause["role"] not in HEDGING_ROLES or not clause["content"] or not content_words(
+                ASIDE_LEAD.sub("", clause["answer_text"], count=1), context):
+            continue
+        neighbours = sentence_neighbours(clauses, number)
+        sentence = [c for c in clauses if c is clause or any(c is n for n in neighbours)]
+        if ASIDE_LEAD.match(sentence[0]["text"]) and any(
+                c["content"] for c in clauses[:number] if all(c is not n for n in sentence)):
+            clause.update(role="meta", content=False, answer_text="", hedged=False)
+            facts.add("hedge_of_a_side_claim")
 
 
 # round 4, FEQ/CCQ: a look-alike named after an abstention and then set apart from the entity
@@ -9372,6 +9426,35 @@ def _conditional_value(text, context):
     return has_expected_candidate(found.group("value"), context, strict=True)
 
 
+# round 12: a value offered as what was expected before the event ("Around 3,000 athletes were
+# expected to compete", "Based on polling, either X or Y would have won", "X was tipped to
+# win"): a forecast put forward as the approximate answer, which the limit beside it hedges. A
+# fact of the setting with a number ("scheduled for 19 July at a stadium which holds 82,500")
+# forecasts nothing.
+FORECAST_CUE = deferred_pattern(
+    r"\b(?:(?:was|were|is|are|had been)(?: widely| generally)? (?:expected|projected|forecast|"
+    r"predicted|tipped|favou?red|on course|on track|poised) to\b|based on (?:the )?(?:latest )?"
+    r"(?:polls?|polling|projections?|forecasts?|pre-election surveys?)\b|(?:polls?|polling|"
+    r"forecasts?|projections?) (?:suggested|suggest|pointed|showed|indicated|had)\b)",
+    re.IGNORECASE)
+FORECAST_TEST = ("expect", "project", "forecast", "predict", "tipped", "favo", "on course",
+                 "on track", "poised", "poll")  # one is in every FORECAST_CUE match
+
+
+def _forecast_value(text, context):
+    """True when a clause puts a candidate of the asked kind (has_expected_candidate, strict)
+    forward as what was expected before the event (FORECAST_CUE): a guess committing to no
+    final value, as a value under a condition is (_conditional_value). On CCQ what the
+    document says is expected is one of its facts ("the deal is expected to close in Q4"),
+    no forecast of the answerer's."""
+    if context.category == "CCQ":
+        return False
+    lowered = text.casefold()
+    return any(word in lowered for word in FORECAST_TEST) and \
+        FORECAST_CUE.search(text) is not None and \
+        has_expected_candidate(text, context, strict=True)
+
+
 def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way
@@ -9395,8 +9478,9 @@ def read_answer(answer, item, context=None):
     - After an abstention, a clause that offers two values for the slot (_two_values: "The
       coupon is 3.75% or 4%"), or a line of a list of candidates under a lead-in
       (candidate_listing), or a value under a condition (_conditional_value: "If it was kept
-      flat, it would be €0.38"), is a guess, hedged; a list of names joined by "or" is not
-      one.
+      flat, it would be €0.38"), or a value expected before the event (_forecast_value:
+      "Around 3,000 athletes were expected to compete"), is a guess, hedged; a list of names
+      joined by "or" is not one.
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - CCQ: what the document gives, set against its silence on the asked slot
@@ -9411,7 +9495,10 @@ def read_answer(answer, item, context=None):
       remember from an earlier year").
     - "Fictional" inside an in-world description followed by the entity's facts rejects
       nothing (in_world_fiction).
-    - A forward clause after an answer that doubts it, or gives the reason of a doubt about
+    - A hedge on a side anecdote after the answer hedges the anecdote only
+      (side_claim_hedges: "Fun fact: ..., which reportedly included taking a train").
+    - A forward clause after an answer (offers_an_answer: on a number or date question, a
+      clause with one) that doubts it, or gives the reason of a doubt about
       it in the same sentence, is that doubt (doubts_the_answer_given: "I can't verify this,
       though, as it's after my training data"; "1,455 °C. But I can't vouch for that figure
       — I couldn't find a datasheet").
@@ -9441,10 +9528,12 @@ def read_answer(answer, item, context=None):
     dated_answers(clauses, context, facts)
     withdrawn_values(clauses, facts)
     in_world_fiction(clauses, facts)
+    side_claim_hedges(clauses, context, facts)
     if context.category == "CCQ":
         worked_out_answers(clauses, facts)
     for number, clause in enumerate(clauses):
-        if clause["role"] in FORWARD_ROLES and any(c["content"] for c in clauses[:number]) and \
+        if clause["role"] in FORWARD_ROLES and any(
+                offers_an_answer(c, context) for c in clauses[:number]) and \
                 doubts_the_answer_given(clause, sentence_neighbours(clauses, number)):
             clause["role"] = "doubt"
             facts.add("doubt_about_the_answer_given")
@@ -9456,7 +9545,8 @@ def read_answer(answer, item, context=None):
     taken_up_as_a_guess(clauses)
     for number, clause in enumerate(clauses):
         if clause["content"] and (number in offered or _two_values(clause["text"], context) or
-                                  _conditional_value(clause["text"], context)):
+                                  _conditional_value(clause["text"], context) or
+                                  _forecast_value(clause["text"], context)):
             clause["hedged"] = True  # values side by side or assumed: a guess committing to none
         if clause["content"]:
             guess = is_guess(clause, previous, context)
