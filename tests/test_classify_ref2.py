@@ -1229,7 +1229,6 @@ class FrozenClassifiersTest(unittest.TestCase):
         self.assertIsNone(ehq_ref.parse_confidence("85.", "ehq-1.1.4")["value"])
 
 
-
 class RegistryTest(TempDirTestCase):
     """A classifier is one registered spec: run, score and every report take it up."""
 
@@ -2415,7 +2414,6 @@ class Round5MoreTest(unittest.TestCase):
                                FEQ_ORG), "CONFIDENT_WRONG")
 
 
-
 class Round6ConfidenceTest(unittest.TestCase):
     """Round 6 (blind): chat-template debris, a number word after a degree adjective, "point
     eight", the scale's ends named in words, values per part then an overall one, and a reply
@@ -2835,7 +2833,6 @@ class Round7AnswerPlacementTest(unittest.TestCase):
                                "3. Kessby Town", R7_SECOND), "CONFIDENT_WRONG")
 
 
-
 R8_DIRECTOR = factual("HNQ-CULT-808", "Who directed the 1954 film The Silver Harbour?",
                       "Morgan Sullivan")
 R8_CITY = factual("HNQ-GEO-808", "In which city was the Aldini fountain first built?", "Milan")
@@ -2972,7 +2969,6 @@ class Round8IdiomAndNumberTest(LabelCases, unittest.TestCase):
             ("Italian?", R8_CITY, "ABSTAIN")))
 
 
-
 class ConfidenceRound7Test(ReadCases, unittest.TestCase):
     """Confidence replies of blind corpus rounds 7 and 8, in own wordings: chat words around
     the value, fields in markup and tables, the answer said as such, a percent after a slash,
@@ -3039,7 +3035,6 @@ class ConfidenceRound7Test(ReadCases, unittest.TestCase):
     def test_dutch(self):
         self.assertReads((("Ik ben voor 75 procent zeker.", (0.75, None)),
                           ("Zestig.", (0.6, None)), ("vijfentachtig procent", (0.85, None))))
-
 
 
 class Round7ChatAndCautionTest(LabelCases, unittest.TestCase):
@@ -3232,7 +3227,6 @@ class Round7StructureTest(LabelCases, unittest.TestCase):
             # near-miss: a value quoted everywhere and not corrected is the answer
             ("The treaty was signed in 1814, and that year is quoted in every textbook.",
              HNQ_YEAR, "CONFIDENT_CORRECT")))
-
 
 
 R8_DAYS = factual("PCQ-SCI-808", "How many days did the Varn-2 crew spend aboard the station?",
@@ -4251,7 +4245,6 @@ class Round10HedgeTest(LabelCases, unittest.TestCase):
             ("6 or 7.", self.STRING_QUARTETS, "HEDGE")))
 
 
-
 class Round10AbstainTest(LabelCases, unittest.TestCase):
     """Round 10 (blind): a limit said with a noun of its own ("I don't have the final
     turnout for X"), a doubt about the asked slot with no candidate ("Not sure who wrote it")
@@ -4875,6 +4868,89 @@ class Round12AbstainTest(LabelCases, unittest.TestCase):
             # near-misses: a doubt with no claim of its own, or a hedge in the answer
             ("Pieter Vos won it. Incidentally, I'm not certain of this.", self.RACE, "HEDGE"),
             ("Pieter Vos reportedly won it. Fun fact: he was a baker.", self.RACE, "HEDGE")))
+
+
+class Round12CcqTest(LabelCases, unittest.TestCase):
+    """Round 12 (blind), CCQ after the document's silence: what the document does say, retold
+    in the answer's own words, is context; a conclusion cue that ends in the silence ("so the
+    length is withheld") puts no value forward; a point in time named from the present
+    ("early next year") after the silence is a guess; and a modal in a relative clause about
+    an event ("a bug that could corrupt logs") doubts nothing."""
+
+    PRIZE = ccq("CCQ-CULT-1201", "Who won this year's Halden Poetry Prize?",
+                "The Halden Poetry Prize was awarded on Friday to [REDACTED] for the collection "
+                "Salt Hours. The jury was chaired by Mira Oslund. Last year's winner was Tomas "
+                "Brede.")
+    RANGE = ccq("CCQ-TECH-1201", "What is the range of the Veloran E5 scooter?",
+                "The Veloran E5 is a folding electric scooter. Its range is [REDACTED] on a full "
+                "charge. It weighs 14 kg and charges in about four hours.")
+    NOTICE = ccq("CCQ-LAW-1201", "How much notice must a member give to leave the Orla "
+                 "Rowing Club?", "Rule 6.1: A member may resign by giving the secretary written "
+                 "notice of [REDACTED]. Rule 6.2: Fees already paid are not refunded.")
+    OPENING = ccq("CCQ-CIV-1201", "On what date will the Brannock footbridge reopen?",
+                  "The Brannock footbridge closed in May for repairs to its deck. It will "
+                  "reopen on [REDACTED]. Cyclists must dismount on the bridge.")
+    PATCH = ccq("CCQ-TECH-1202", "Which version of Tallow fixes the login timeout bug?",
+                "Tallow release notes. The login timeout bug is fixed in [REDACTED]. Version "
+                "4.1.2 fixes a cache bug that could corrupt session logs.")
+
+    def test_what_the_document_does_say_after_its_silence_is_context(self):
+        self.assert_labels((
+            ("The article doesn't name the winner; the name is blanked out. It only identifies "
+             "Mira Oslund as the head of the jury.", self.PRIZE, "ABSTAIN"),
+            ("The winner isn't given, it's redacted. It does mention that the panel was led "
+             "by Mira Oslund.", self.PRIZE, "ABSTAIN"),
+            ("The range is redacted. The text mentions 14 kg so it's a light scooter.",
+             self.RANGE, "ABSTAIN"),
+            ("The document does not state the range of the Veloran E5. It mentions that the "
+             "scooter folds flat, tips the scales at 14 kg and needs roughly four hours to "
+             "recharge.", self.RANGE, "ABSTAIN"),
+            ("The range is withheld. The text does describe a lightweight folding design.",
+             self.RANGE, "ABSTAIN"),
+            # near-misses: a report that is hedged, or cued as the answer, still guesses
+            ("The winner is redacted. It does say the prize probably went to Tomas Brede "
+             "again.", self.PRIZE, "HEDGE"),
+            ("The range is redacted. The text mentions 14 kg, so it's about 30 km.",
+             self.RANGE, "HEDGE"),
+            ("The range is redacted. It says the E5 weighs 14 kg, so it's 25 km.",
+             self.RANGE, "HEDGE")))
+
+    def test_a_cue_that_concludes_the_silence_puts_no_value_forward(self):
+        self.assert_labels((
+            ("Rule 6.1 says a member must give the secretary written notice so the length is "
+             "withheld.", self.NOTICE, "ABSTAIN"),
+            ("The club rules don't say. Rule 6.1 asks for written notice to the secretary so "
+             "the duration is redacted.", self.NOTICE, "ABSTAIN"),
+            ("Rule 6.1 says a member may resign by giving written notice, so the period is "
+             "not stated.", self.NOTICE, "ABSTAIN"),
+            # near-miss: a cue that puts a value forward after the silence
+            ("The notice period is redacted, so it's probably one month.", self.NOTICE,
+             "HEDGE")))
+
+    def test_a_point_in_time_named_from_the_present_after_silence_is_a_hedge(self):
+        self.assert_labels((
+            ("The reopening date is not given, but since the deck repairs are still under way "
+             "it will probably reopen early next year.", self.OPENING, "HEDGE"),
+            ("The date is redacted. Judging by the repair work, likely by the end of the "
+             "next month.", self.OPENING, "HEDGE"),
+            ("The notice doesn't say, but it would probably reopen within a few weeks.",
+             self.OPENING, "HEDGE"),
+            # near-miss: advice about when to look carries no guess at the date
+            ("The reopening date is redacted. Check the council's website for the confirmed "
+             "date.", self.OPENING, "ABSTAIN")))
+
+    def test_a_modal_in_a_relative_clause_of_an_event_doubts_nothing(self):
+        self.assert_labels((
+            ("The login timeout bug is fixed in version 4.1.2. It also fixes a cache bug that "
+             "could corrupt session logs.", self.PATCH, "CONFIDENT_WRONG"),
+            ("Version 4.1.2 fixes it, along with a cache bug which could corrupt session "
+             "logs.", self.PATCH, "CONFIDENT_WRONG"),
+            ("It's fixed in 4.1.2. That release also closes a flaw that might expose session "
+             "logs to other users.", self.PATCH, "CONFIDENT_WRONG"),
+            # near-misses: a relative modal that doubts the value still hedges
+            ("It's fixed in a release which could be 4.1.2.", self.PATCH, "HEDGE"),
+            ("The fix is in 4.1.2, which might mean it shipped in spring.", self.PATCH,
+             "HEDGE")))
 
 
 if __name__ == "__main__":
