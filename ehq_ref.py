@@ -11308,6 +11308,13 @@ CONFIDENCE_LABEL = deferred_pattern(
 # that a long reply of "plus 1 plus 1 ..." is read in linear time
 _ADJUSTMENT_BEFORE_RESULT = r"\b(?:plus|minus)\s+\d+(?:\.\d+)?\b[^:\n.;]{0,200}:"
 ADJUSTMENT_RESULT_BEFORE = deferred_pattern(_ADJUSTMENT_BEFORE_RESULT + r"\s*$", re.IGNORECASE)
+# a first value given up for a later one ("I first thought 90, but ... so 99", "My first
+# instinct was 70, but"): the correction is its "but", at most 60 characters on
+_FIRST_THOUGHT_BUT = (r"(?:i (?:first|initially|originally) (?:thought|said|guessed|put|went "
+                      r"with)|my (?:first|initial) (?:thought|instinct|guess|impulse|reaction) "
+                      r"was|(?:initially|originally|at first),? i(?:'d| would)?(?: have)? "
+                      r"(?:thought|said|guessed|put)|i was going to (?:say|put|go with))\b"
+                      r"(?:[^.;!?\n]|\.(?=\d)){0,60}?\b(?P<but>but)")
 CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on second thought|rather|"
                         r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
                         r"(?:that|it) to|call it|no(?=,)|no wait|wait(?=[,.!\s])|sorry(?=,)|oops|"
@@ -11317,7 +11324,9 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"edit(?=\s*:)|"
                         r"on (?:further )?reflection|upon reflection|thinking (?:about it )?"
                         r"(?:again|more)|having thought|after (?:some )?thought|let's (?:say|go "
-                        r"with|call it)|let us say|in the end|adjusted|updated)\b"
+                        r"with|call it)|let us say|in the end|adjusted|updated|"
+                        r"(?:hmm+|hm|ah|oh|uh|um|erm),?\s+no|no(?=\s*[—-]\s)|" +
+                        _FIRST_THOUGHT_BUT + r")\b"
                         r"|\.\.\.\s*no\b|" + _ADJUSTMENT_BEFORE_RESULT, re.IGNORECASE)
 # a number on its own (a letter or digit next to it makes it part of a word), or beside CJK
 # text, which has no spaces ("信頼度は90です")
@@ -11367,6 +11376,9 @@ yeah yep no wait
 # "percent" by then (_TRANSLATIONS)
 CJK_VALUE_WORDS = frozenset("です だ である 입니다 이다 左右 くらい ぐらい 分 吧".split())
 PROMPT_WORDS = frozenset("integer integers number numbers value digit digits only word".split())
+# a label phrase with one of these restates the request ("so per the instructions: 0")
+LABEL_PROMPT_WORDS = PROMPT_WORDS | frozenset("instructions instruction instructed requested "
+                                              "format".split())
 CONFIDENCE_LEAD = frozenset("""
 about around roughly approximately approx maybe perhaps probably say call estimate estimated
 definitely honestly between from somewhere rating score confidence certainty output answer
@@ -11392,12 +11404,15 @@ OTHER_BEFORE = deferred_pattern(
     r"gain|loss|change|growth|margin|yield|turnout|inflation|unemployment|share|stake|"
     r"majority)\s+(?:of |by |to |at )?(?:about |around |roughly |some |nearly |almost |over |"
     r"just )?$"
+    r"|\b(?:the|its|their|interest|policy|base|deposit|lending|mortgage|exchange)\s+rates?\s+"
+    r"(?:of|at|to)\s+(?:about |around |roughly |nearly |just )?$"  # "set the rate at 2%"
     r"|±\s*$", re.IGNORECASE)  # a margin ("70 ± 10": MARGIN_SIGN)
 OTHER_AFTER = deferred_pattern(
     r"\s*(?:°|º|℃|℉|′|″|x\b|times\b|-fold\b|percentage points?\b|pp\b|"
     r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b|分(?:钟|鐘|間|间))", re.IGNORECASE)
-SCALE_NOTE = deferred_pattern(r"(?P<low>0|1)\s*(?:\([^)\d\n]*\)\s*)?(?:to|-|–|and)\s*"
-                              r"(?P<high>100|10|5|1)\b", re.IGNORECASE)
+# a scale's ends are whole numbers, not the last digit of "1,100" nor the first of "1,240"
+SCALE_NOTE = deferred_pattern(r"(?<!\d)(?P<low>0|1)\s*(?:\([^)\d\n]*\)\s*)?(?:to|-|–|and)\s*"
+                              r"(?P<high>100|10|5|1)\b(?!,\d{3})", re.IGNORECASE)
 # an end of the scale in parentheses after the words for it ("complete certainty (100)")
 SCALE_END_IN_PARENTHESES = deferred_pattern(r"\((?:0|1|10|100)\)")
 NEGATED_VALUE = deferred_pattern(r"(?:\b(?:not|never|rather than|instead of|nor|no longer)\b|n't\b)"
@@ -11809,11 +11824,11 @@ def _denominator(after):
 def _label_names_the_value(phrase):
     """True when a label phrase before a colon talks of confidence, in English or another
     language (LABEL_TALK: "Probability that my answer is correct:", "Вероятность правильности
-    ответа:") or restates the request with its words (PROMPT_WORDS: "Reporting one integer
-    from 0 to 100 as requested:") or names the value's form (VALUE_FORM_TALK: "I'd prefer to
-    answer as a percentage:")."""
+    ответа:") or restates the request with its words (LABEL_PROMPT_WORDS: "Reporting one
+    integer from 0 to 100 as requested:", "so per the instructions:") or names the value's
+    form (VALUE_FORM_TALK: "I'd prefer to answer as a percentage:")."""
     return LABEL_TALK.search(phrase) is not None or VALUE_FORM_TALK.search(phrase) is not None \
-        or any(word in PROMPT_WORDS for word in folded_words(phrase))
+        or any(word in LABEL_PROMPT_WORDS for word in folded_words(phrase))
 
 
 def _cjk_value_word(word):
@@ -11918,7 +11933,18 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
     if answer_words and token in answer_words and (
             next_word and next_word in answer_words or not 0 <= mention["value"] <= 100):
         return "other"
+    if mention["percent"] and DIGIT.search(before) and \
+            f"{mention['value'].normalize():f}%" in answer_words:
+        return "other"  # a percent the answer states, after a number ("20. ... at 2.00%")
     return "candidate"
+
+
+def answer_percents(answer):
+    """Each percent an answer states, as its value and a percent sign ("2.00%" -> "2%"), for
+    answer_words: no folded word holds a "%"."""
+    values = (decimal_value(m.group(0)) for m in CONFIDENCE_NUMBER.finditer(answer)
+              if PERCENT_MARK.match(answer, m.end()))
+    return {f"{value.normalize():f}%" for value in values if value is not None}
 
 
 def confidence_mentions(reply, answer=None):
@@ -11931,10 +11957,12 @@ def confidence_mentions(reply, answer=None):
     visitors", "1,280 metres", "38.5°C"), a date, a year or a time ("June 3, 2026", "in
     1998", "20:17"), an ordinal ("3rd", "Fourth"), a change ("down 0.3%", "a cut of 0.25"),
     a percentage of something ("40% turnout", "40% of the vote", "Turnout: 61%"), a number
-    in a statement about something else ("Inflation was 2.4%"), a name's number ("Apollo
-    11"), a number with a thousands separator, one the earlier answer gives with the same
-    noun, a falling pair ("52-48", a score). scale: the numbers of "on a scale of 0 to 100",
-    "(0-100)", "0 = no confidence", and the denominator of "85/100", "8 out of 10".
+    in a statement about something else ("Inflation was 2.4%", "set the rate at 2%"), a
+    name's number ("Apollo 11"), a number with a thousands separator, one the earlier answer
+    gives with the same noun, a percent the earlier answer states after another number
+    (answer_percents), a falling pair ("52-48", a score). scale: the numbers of "on a scale
+    of 0 to 100", "(0-100)", "0 = no confidence", and the denominator of "85/100", "8 out of
+    10".
     Number words count only as the whole reply, before a confidence word ("eighty-five
     percent"), after a label or a lead word ("about eighty", "yeah eighty") or as one of two
     joined by "or" ("sixty or eighty"); elsewhere they are ignored.
@@ -11949,6 +11977,8 @@ def confidence_mentions(reply, answer=None):
              if d["month"] or d["season"]]
     answer_words = set(folded_words(spelled_numbers_as_digits(prepared_text(answer)))) | set(
         folded_words(prepared_text(answer))) if answer else set()
+    if answer and ("%" in answer or "per" in answer.casefold()):
+        answer_words |= answer_percents(answer)
     mentions = []
     for start, end, kind in _number_spans(reply):
         if kind in ("fraction", "odds"):
@@ -12279,8 +12309,9 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     several = sum(n["kind"] == "candidate" for n in mentions) >= 2
     corrections = [m for m in (CORRECTION.finditer(reply) if several else ())
                    if any(n["start"] >= m.end() and n["kind"] == "candidate" for n in mentions)]
-    if corrections and any(n["start"] < corrections[-1].start() and n["kind"] == "candidate"
-                           for n in mentions):
+    # a first thought's value lies inside its correction, before its "but" (_FIRST_THOUGHT_BUT)
+    last = max(corrections[-1].start(), corrections[-1].start("but")) if corrections else 0
+    if corrections and any(n["start"] < last and n["kind"] == "candidate" for n in mentions):
         mentions = [n for n in mentions if n["start"] >= corrections[-1].end()]
         strategy = "self_correction"
     labelled = _labelled(reply, mentions) if strategy is None else []

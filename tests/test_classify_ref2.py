@@ -4953,5 +4953,70 @@ class Round12CcqTest(LabelCases, unittest.TestCase):
              "HEDGE")))
 
 
+class Round12ConfidenceTest(ReadCases, unittest.TestCase):
+    """Confidence replies of blind corpus round 12, in own wordings: counts of a document
+    beside the value, a percent the answer states, "Hmm, no" and "I first thought X, but"
+    revisions, and a value given "per the instructions" after an abstention."""
+
+    def test_thousands_beside_a_value_are_no_scale(self):
+        self.assertReads((
+            ("85 - sales grew from 900 to 1,050 units in the year to March.", (0.85, None)),
+            ("70. The staff rose from 2,500 to 5,000 over the decade.", (0.7, None)),
+            ("60, since the town went from 7,000 to 10,500 people.", (0.6, None))))
+        # near-misses: a scale stated with its ends still sets the denominator
+        self.assertReads((("On a scale of 1 to 10, 8.", (0.8, None)),
+                          ("7 (0-10)", (0.7, None))))
+
+    def test_a_percent_the_answer_states_is_the_answer_again(self):
+        rate = "The bank kept its main rate at 4.25% in May 2026."
+        self.assertReads((
+            ("30. I only know of the decision that left it at 4.25% in 2025.", (0.3, None)),
+            ("40 - my data ends before that; 4.25% was the rate in late 2025.", (0.4, None))),
+            answer=rate)
+        self.assertReads((
+            ("25. The last move I know of set the rate at 3.5% in March.", (0.25, None)),
+            ("55; the central bank raised the interest rate to 5.25% then.", (0.55, None))))
+        self.assertReads((("35. Last I saw, it was 4.5 percent in 2025.", (0.35, None)),),
+                         answer="Unemployment stood at 4.5 percent in April 2026.")
+        # near-misses: a percent the answer does not state competes; a bare percent is read
+        self.assertReads((("30. Or maybe 45%.", (None, "competing_values")),
+                          ("4.25%", (0.0425, None)), ("About 4.25%.", (0.0425, None))),
+                         answer=rate)
+
+    def test_hmm_no_takes_the_value_back(self):
+        self.assertReads((
+            ("95. Hmm, no - I can't place this author anywhere, so 10.", (0.1, None)),
+            ("80. Ah no, I was thinking of another treaty. 40.", (0.4, None)),
+            ("90. No \u2014 that was a different club; say 35.", (0.35, None)),
+            ("75. Hm, no, lower: 50.", (0.5, None))))
+        # near-misses: "no" that takes nothing back keeps the values competing or alone
+        self.assertReads((("Hmm, no strong memory: 40 or 60.",
+                           (None, "competing_values")),
+                          ("85. No doubt the record says so, 85.", (0.85, None))))
+
+    def test_a_first_thought_then_but_is_a_revision(self):
+        self.assertReads((
+            ("I first thought 90, but this is as settled as history gets, so 99.", (0.99, None)),
+            ("My first instinct was 70, but the date clashes with the reign, so 40.",
+             (0.4, None)),
+            ("Initially I'd have said 50, but the source is clear. 85.\n\nAnswer: 85",
+             (0.85, None)),
+            ("I was going to say 60, but I recall the plaque. 80", (0.8, None))))
+        # near-miss: two values with no revision still compete
+        self.assertReads((("I thought 90, and I still think 60 is fair too.",
+                           (None, "competing_values")),))
+
+    def test_a_value_given_per_the_instructions_after_an_abstention(self):
+        self.assertReads((
+            ("My previous answer said I don't know, so per the instructions: 0", (0.0, None)),
+            ("I said I couldn't tell, so as instructed: 0", (0.0, None)),
+            ("Since I did not know, following your instructions: 5", (0.05, None))),
+            answer="I don't know who won.")
+        # near-misses: the abstention again, and a part's value, stay
+        self.assertReads((("I don't know who won.", (None, "answer_repeated")),),
+                         answer="I don't know who won.")
+        self.assertReads((("Discoverer: 80. Year: 60.", (None, "competing_values")),))
+
+
 if __name__ == "__main__":
     unittest.main()
