@@ -1175,7 +1175,6 @@ def cluster_bootstrap(clusters, statistic, samples=2000, seed=0, confidence=0.95
 _DRAW_BITS = 64  # the two 32-bit words of one random()
 _INDEX_LIMIT = 1 << 16  # choice_indices reads each index from 16 bits
 _BYTE_INDICES = 256  # populations up to this size get their indices as bytes
-_NEAR_BYTES = 1 << 11  # below this size a draw near a boundary shows two 0xFF bytes
 
 
 @functools.lru_cache(maxsize=128)
@@ -1199,19 +1198,19 @@ def choice_indices(words, n, times=1):
     a * n lies within n + 1 below a multiple of 2^27: the 26 dropped bits of m add less than
     n, and rounding the float product adds less than n * 2^-53 (n / 2^26 < 1 unit of 2^-27).
     Those draws (where adding (n + 1) * 2^21 changes a field's top 16 bits) are recomputed
-    with the float formula itself. For n < 2^11 such a field has bytes 4 and 5 = 0xFF (a * n
-    mod 2^27 >= 2^27 - 2^11), so only products holding two 0xFF bytes in a row are checked.
+    with the float formula itself; finding them takes three operations on the whole integer
+    (cheaper than searching its bytes for the two 0xFF bytes such a field shows when n < 2^11).
     """
     mask, margin, top = _draw_constants(n, times)
     product = (words & mask) * (n << 16)
     fields = product.to_bytes(8 * n * times, "little")
     if n <= _BYTE_INDICES:
-        picks = [fields[8 * n * t + 6:8 * n * (t + 1):8] for t in range(times)]
+        indices = fields[6::8]  # byte 6 of every field, then one slice per call
+        picks = [indices[n * t:n * (t + 1)] for t in range(times)]
     else:
         indices = memoryview(fields).cast("H")[3::4].tolist()
         picks = [indices[n * t:n * (t + 1)] for t in range(times)]
-    near = ((product + margin) ^ product) & top if n >= _NEAR_BYTES or b"\xff\xff" in fields \
-        else 0
+    near = ((product + margin) ^ product) & top
     if near:  # about n * (n + 1) / 2^27 of the draws
         picks = [bytearray(call) for call in picks] if n <= _BYTE_INDICES else picks
         flagged = memoryview(near.to_bytes(8 * n * times, "little")).cast("Q")
@@ -1247,8 +1246,9 @@ def equal_runs(sizes):
 # and the sum of scaled confidences; then
 #     ECE = sum_b |hits_b * 2^1074 - scaled_b| / (n * 2^1074)
 # is a ratio of integers that Python's int / int division rounds correctly once.
-# The bootstrap packs the same integers (with a smaller exponent) and calls the
-# same exact_ece, so a resample and the point estimate share one arithmetic.
+# The bootstrap packs the same integers (with a smaller exponent) and makes exact_ece's
+# one division (written out in _Packing.scorer), so a resample and the point estimate
+# share one arithmetic.
 
 BIN_SCHEMES = ("width", "mass")
 BIN_CLOSED = ("left", "right")
@@ -2329,7 +2329,9 @@ def _score_warnings(n, calibration, confident):
 # drawn) * O. Every group (overall, category, subcategory) is recomputed from
 # the same draws. Resamples where EHQ3 is undefined are left out of its
 # quantiles and counted in n_defined. The clusters are drawn with the very
-# indices of random.Random(seed).choices (draw_choice_indices).
+# indices of random.Random(seed).choices (draw_choice_indices), a chunk of
+# resamples at a time; each pool then sums the clusters drawn from it in each
+# resample (_ClusterPool.totals), and each group scores its totals in order.
 
 EHQ_BOOTSTRAP_METHOD = "stratified cluster bootstrap, percentile (type 7)"
 
@@ -2361,13 +2363,14 @@ class _EpochPack:
 class _ClusterPool:
     """The packed clusters (ints) of one pool, ready to be drawn. A value held by several
     clusters (SHARED_VALUE or more, in a pool of at most 256) is counted among the drawn
-    clusters and multiplied once, the others are added one by one: the same integer sum."""
+    clusters and multiplied once, the others are added one by one (picked) or two at a time
+    from a table of their pairwise sums (totals): the same integer sum."""
 
     SHARED_VALUE = 5
     __slots__ = ("values", "n", "shared", "kinds", "shared_indices")
 
     def __init__(self, values):
-        self.values, self.n, self.shared = values, len(values), ()
+        self.values, self.n, self.shared, self.shared_indices = values, len(values), (), b""
         counts = collections.Counter(values)
         shared = [v for v, m in counts.items() if m >= self.SHARED_VALUE]
         if self.n <= _BYTE_INDICES and shared:
@@ -2389,6 +2392,53 @@ class _ClusterPool:
         for code, value in enumerate(self.shared):
             total += kinds.count(code) * value
         return total
+
+    def totals(self, calls):
+        """[self.picked(picks) for picks in calls], the picks of unshared values summed two at
+        a time when the pool's picks are bytes and few values are unshared (see pair_sums)."""
+        pairs = self.pair_sums(len(calls)) if self.n <= _BYTE_INDICES else None
+        if pairs is None:
+            return [self.picked(picks) for picks in calls]
+        table, codes = pairs
+        get, deleted, shared = table.__getitem__, self.shared_indices, self.shared
+        kinds = self.kinds if len(shared) > 1 else None
+        totals = []
+        for picks in calls:
+            others = picks.translate(None, deleted) if shared else picks
+            paired = others.translate(codes)
+            if len(paired) & 1:
+                paired += b"\0"  # code 0: nothing (adds the 0 + value entry)
+            total = sum(map(get, memoryview(paired).cast("H")))
+            if kinds is not None:
+                counted = picks.translate(kinds)
+                for code, value in enumerate(shared):
+                    total += counted.count(code) * value
+            elif shared:
+                total += (len(picks) - len(others)) * shared[0]
+            totals.append(total)
+        return totals
+
+    PAIRED_VALUES = 127  # at most this many unshared values: a table of 128^2 pair sums
+
+    def pair_sums(self, calls):
+        """(table, codes) so that table[a + 256 * b] = value a + value b of the unshared values
+        coded 1..u by codes (code 0: no value, a 0 term): a pick's unshared values then add up
+        as the table entries of its codes read two bytes at a time, half the additions.
+        None when more than PAIRED_VALUES values are unshared or building the (u + 1)^2 sums
+        would cost more than a quarter of the ``calls`` * n picks. The same integer sum."""
+        shared = set(self.shared)
+        unshared = list(dict.fromkeys(v for v in self.values if v not in shared))
+        u = len(unshared)
+        if u > self.PAIRED_VALUES or 4 * (u + 1) ** 2 > calls * self.n:
+            return None
+        code = {value: index for index, value in enumerate(unshared, 1)}
+        codes = bytes(code.get(v, 0) for v in self.values).ljust(256, b"\0")
+        terms = [0] + unshared
+        table = [0] * (256 * u + u + 1)
+        for b, second in enumerate(terms):
+            for a, first in enumerate(terms):
+                table[a + 256 * b] = first + second
+        return table, codes
 
 
 class _EpochPool:
@@ -2441,7 +2491,10 @@ class _Packing:
         self.bin_ones = sum(1 << (b * self.width) for b in range(n_bins))
         self.signs = self.bin_ones << (self.value_bits - 1)
         self.lows = self.bin_ones * ((1 << (self.value_bits - 1)) - 1)
+        self.sign_bit, self.half = self.value_bits - 1, 1 << (self.value_bits - 1)
+        self.below_half = self.half - 1
         self.shifts = {}  # clusters drawn -> (2^(value_bits - 1) - drawn * O) in every bin field
+        self.scores = self.scorer()
 
     def pack(self, contribution):
         """One cluster's (n12, restraint, cw, calibration rows) as a packed int."""
@@ -2495,28 +2548,73 @@ class _Packing:
                     for pool, picks in zip(run, draw_choice_indices(rng, n, times))]
         return draw
 
+    RESAMPLE_BYTES = 1 << 23  # the picks of at most this many clusters are held at once
+
+    def resampled_totals(self, pools, samples, rng):
+        """The packed totals of ``samples`` resamples of the pools, drawn as drawer(pools) draws
+        them, a chunk of resamples at a time: per chunk, one list per pool of its totals in
+        resample order. Without epochs a chunk's picks are all drawn first and then each
+        pool sums its own (_ClusterPool.totals, its pair sums built once per chunk)."""
+        if self.epochs:
+            draw = self.drawer(pools)
+            for _ in range(samples):
+                yield [[total] for total in draw(rng)]
+            return
+        runs, start = [], 0
+        for n, times in equal_runs([pool.n for pool in pools]):
+            runs.append((n, times, start))
+            start += times
+        chunk = max(1, self.RESAMPLE_BYTES // max(1, sum(pool.n for pool in pools)))
+        for first in range(0, samples, chunk):
+            calls = [[] for _ in pools]  # per pool, its picks in each resample of the chunk
+            for _ in range(min(chunk, samples - first)):
+                for n, times, start in runs:
+                    for at, picks in enumerate(draw_choice_indices(rng, n, times), start):
+                        calls[at].append(picks)
+            yield [pool.totals(picks) for pool, picks in zip(pools, calls)]
+
     def total(self, packed):
         """The packed total of given clusters (every epoch of each once)."""
         if not self.epochs:
             return sum(packed)
         return sum(c.whole() for c in packed)
 
-    def scores(self, total, drawn, weights):
-        """(EHQ1, EHQ2, EHQ3, EHQ) of a packed total of ``drawn`` clusters (None where
-        undefined)."""
-        width, mask = self.count_width, self.count_mask
-        counts = total & self.counts_mask
-        n12 = counts & mask
-        if not n12:
-            return None, None, None, None
-        restraint, wrong = (counts >> width) & mask, (counts >> 2 * width) & mask
-        calibration = counts >> 3 * width
-        ehq1, ehq2 = restraint / n12, 1 - wrong / n12
-        if not calibration:
-            return ehq1, ehq2, None, None
-        deviation = self.absolute_deviation(total >> self.count_bits, drawn)
-        ehq3 = 1 - exact_ece((deviation, ), calibration, self.one)
-        return ehq1, ehq2, ehq3, ehq_composite(ehq1, ehq2, ehq3, weights)
+    def scorer(self):
+        """The function scores(total, drawn, weights): (EHQ1, EHQ2, EHQ3, EHQ) of a packed total
+        of ``drawn`` clusters (None where undefined), with this layout's constants bound once
+        (it runs 25 times a resample)."""
+        width, mask, counts_mask, count_bits = (self.count_width, self.count_mask,
+                                                 self.counts_mask, self.count_bits)
+        signs, sign_bit, below_half = self.signs, self.sign_bit, self.below_half
+        lows, modulus, one, shifts = self.lows, self.modulus, self.one, self.shifts
+
+        def scores(total, drawn, weights):
+            counts = total & counts_mask
+            n12 = counts & mask
+            if not n12:
+                return None, None, None, None
+            restraint, wrong = (counts >> width) & mask, (counts >> 2 * width) & mask
+            calibration = counts >> 3 * width
+            ehq1, ehq2 = restraint / n12, 1 - wrong / n12
+            if not calibration:
+                return ehq1, ehq2, None, None
+            # absolute_deviation, exact_ece and ehq_composite written out: the same operations
+            # on the same numbers (exact_ece's sum of the one non-negative int is that int)
+            shift = shifts.get(drawn)
+            if shift is None:
+                shift = self.bin_shift(drawn)
+            shifted = (total >> count_bits) + shift
+            negative = (shifted & signs) ^ signs
+            flips = (negative >> sign_bit) * below_half
+            deviation = ((shifted ^ flips) & lows) % modulus + negative.bit_count()
+            ehq3 = 1 - deviation / (calibration * one)
+            return ehq1, ehq2, ehq3, weights[0] * ehq1 + weights[1] * ehq2 + weights[2] * ehq3
+        return scores
+
+    def bin_shift(self, drawn):
+        """(2^(V-1) - drawn * O) in every bin field (absolute_deviation), kept in shifts."""
+        shift = self.shifts[drawn] = (self.half - drawn * self.offset) * self.bin_ones
+        return shift
 
     def absolute_deviation(self, bins, drawn):
         """sum_b |S_b| with S_b = g_b - drawn * O, from the bin fields g_b of a packed total, in
@@ -2532,11 +2630,10 @@ class _Packing:
         """
         shift = self.shifts.get(drawn)
         if shift is None:
-            half = 1 << (self.value_bits - 1)
-            shift = self.shifts[drawn] = (half - drawn * self.offset) * self.bin_ones
+            shift = self.bin_shift(drawn)
         shifted = bins + shift
         negative = (shifted & self.signs) ^ self.signs  # bit V-1 of each field with S_b < 0
-        flips = (negative >> (self.value_bits - 1)) * ((1 << (self.value_bits - 1)) - 1)
+        flips = (negative >> self.sign_bit) * self.below_half
         return ((shifted ^ flips) & self.lows) % self.modulus + negative.bit_count()
 
 
@@ -2558,8 +2655,11 @@ def _resampled_scores(packing, pools, samples, rng, weights):
     """(EHQ1, EHQ2, EHQ3, EHQ) of ``samples`` resamples that draw len(pool) clusters from each
     pool."""
     drawn = sum(len(pool) for pool in pools)
-    draw = packing.drawer([packing.pool(pool) for pool in pools])
-    return [packing.scores(sum(draw(rng)), drawn, weights) for _ in range(samples)]
+    draws = []
+    for totals in packing.resampled_totals([packing.pool(pool) for pool in pools], samples, rng):
+        draws += [packing.scores(sum(drawn_totals), drawn, weights)
+                  for drawn_totals in zip(*totals)]
+    return draws
 
 
 def _no_interval(note):
@@ -2611,22 +2711,25 @@ def bootstrap_ehq(cells, *, weights=DEFAULT_EHQ_WEIGHTS, n_bins=10, samples=2000
     overall_draws, category_draws = [], {c: [] for c in categories}
     stratum_draws = {s: [] for s in names}
     scores, rng = packing.scores, random.Random(seed)
-    draw = packing.drawer([packing.pool(packed[s]) for s in names])  # names: category order
+    pools = [packing.pool(packed[s]) for s in names]  # names: category order
     groups = [(category_draws[c], category_sizes[c], [(stratum_draws[s], sizes[s])
                                                       for s in members])
               for c, members in categories.items()]
     everything = sum(sizes.values())
-    for _ in range(samples):
-        overall, totals = 0, iter(draw(rng))
+
+    def scored(totals, drawn):
+        return list(map(scores, totals, itertools.repeat(drawn), itertools.repeat(weights)))
+    for chunk in packing.resampled_totals(pools, samples, rng):  # per stratum, its totals
+        overall, chunk = None, iter(chunk)
         for draws, size, members in groups:
-            total = 0
+            total = None  # a category's totals: its strata's, added in order (exact ints)
             for stratum, stratum_size in members:
-                drawn = next(totals)
-                stratum.append(scores(drawn, stratum_size, weights))
-                total += drawn
-            draws.append(scores(total, size, weights))
-            overall += total
-        overall_draws.append(scores(overall, everything, weights))
+                drawn = next(chunk)
+                stratum += scored(drawn, stratum_size)
+                total = drawn if total is None else list(map(int.__add__, total, drawn))
+            draws += scored(total, size)
+            overall = total if overall is None else list(map(int.__add__, overall, total))
+        overall_draws += scored(overall, everything)
     result = {"overall": _components(overall_draws, confidence),
               "by_category": {c: _components(v, confidence) for c, v in category_draws.items()},
               "by_subcategory": {s: _components(v, confidence) for s, v in stratum_draws.items()}}

@@ -477,6 +477,48 @@ class PackedBootstrapTest(unittest.TestCase):
                                      for v in (values, values[:9] + [5], values[:10])])
         self.assertEqual(ehq_ref._ClusterPool(list(range(300)) * 5).shared, ())  # above 256
 
+    def test_pair_sums_add_the_unshared_values_two_at_a_time(self):
+        rng = __import__("random").Random(7)
+        big = [rng.getrandbits(800) for _ in range(40)]
+        pools = {"none shared": big[:30], "one shared": big[:20] + [big[0]] * 9,
+                 "two shared": big[:25] + [big[1]] * 6 + [big[2]] * 5 + [7] * 2}
+        for name, values in pools.items():
+            pool = ehq_ref._ClusterPool(values)
+            table, codes = pool.pair_sums(10_000)
+            unshared = [v for v in dict.fromkeys(values) if v not in pool.shared]
+            terms = [0] + unshared
+            for a in range(len(terms)):
+                for b in range(len(terms)):
+                    self.assertEqual(table[a + 256 * b], terms[a] + terms[b], name)
+            self.assertEqual([codes[i] for i in range(len(values))],
+                             [0 if v in pool.shared else unshared.index(v) + 1 for v in values])
+            calls = [bytes(rng.randrange(len(values)) for _ in range(k))
+                     for k in (0, 1, 2, 3, len(values), len(values) + 1)] * 3
+            self.assertEqual(pool.totals(calls), [sum(values[i] for i in c) for c in calls], name)
+            self.assertEqual(pool.totals(calls), [pool.picked(c) for c in calls], name)
+        self.assertEqual(len(ehq_ref._ClusterPool(big[:2] * 3).shared), 0)
+        many = ehq_ref._ClusterPool(list(range(200)))  # above PAIRED_VALUES: added one by one
+        self.assertIsNone(many.pair_sums(10 ** 6))
+        self.assertIsNone(ehq_ref._ClusterPool(big[:30]).pair_sums(3))  # building costs more
+        calls = [bytes(rng.randrange(200) for _ in range(200)) for _ in range(3)]
+        self.assertEqual(many.totals(calls), [sum(c) for c in calls])
+
+    def test_resampled_totals_are_the_drawer_totals_in_chunks(self):
+        from unittest import mock
+        cells = self.cells(3, clusters=120)
+        cells["HNQ::HNQ-2"] = {"solo": [1, 1, 0, []]}
+        packing = ehq_ref._Packing([cells], 10)
+        packed = packing.pack_cells(cells)
+        pools = [packing.pool(packed[s]) for s in sorted(packed)]
+        rng = __import__("random").Random(11)
+        expected = [packing.drawer(pools)(rng) for _ in range(50)]
+        for budget in (1, 200, packing.RESAMPLE_BYTES):  # a chunk of 1, of 1 and of 50 resamples
+            with mock.patch.object(ehq_ref._Packing, "RESAMPLE_BYTES", budget):
+                chunks = list(packing.resampled_totals(pools, 50, __import__("random").Random(11)))
+            got = [list(drawn) for chunk in chunks for drawn in zip(*chunk)]
+            self.assertEqual(got, expected, budget)
+            self.assertEqual(len(chunks), {1: 50, 200: 50, packing.RESAMPLE_BYTES: 1}[budget])
+
     def test_absolute_deviation_equals_the_sum_over_bins(self):
         for seed in range(5):
             cells = self.cells(seed)
