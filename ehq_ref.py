@@ -9238,6 +9238,84 @@ def limit_names_another_detail(clause, context):
                    for key in map(stem, words[:cut]))
 
 
+# round 12 (r12d): a value of the asked kind marked as rounded ("about 3,100 metres",
+# "sometime around 1850", "roughly $7 billion"), and a limit on the exact value ("I don't
+# remember the exact figure", "not sure of the precise count", "I can't say exactly"). A
+# rounded figure in a relative clause on the object of a preposition (the setting), or what
+# a place holds, is another quantity ("at MetLife Stadium, which holds about 82,500 people";
+# "the arena seats about 62,000"): ANOTHER_QUANTITY_BEFORE. A relative clause on the answer's
+# subject describes the thing asked about ("Mount Varn, which is about 3,100 metres high").
+ROUGH_VALUE_CUE = deferred_pattern(r"(?:\b(?i:about|around|roughly|approximately|circa|nearly|"
+                                   r"almost|some)|~)\s*(?=[-+$\u20ac\u00a3\u00a5]?\d|[A-Z])")
+ROUGH_VALUE_WINDOW = 24  # characters after the cue that hold the rounded value
+ROUGH_KINDS = ("quantity", "time")  # the kinds of value that can be rounded
+ANOTHER_QUANTITY_BEFORE = deferred_pattern(
+    r"\b(?:at|in|on|of|from|near|inside|to|for|by)\s+(?:[\w'-]+\s+){0,4}?[\w'-]+,\s*(?:which|"
+    r"where|whose)\b[^,;]*$|\b(?:holds|seats|accommodates|can (?:hold|seat|"
+    r"take|accommodate)|capacity (?:of|for|is))\s*$", re.IGNORECASE)
+EXACT_VALUE_LIMIT = deferred_pattern(r"\b(?:exact|precise)\s+(?P<noun>[\w'-]+)|"
+                                     r"\b(?:exactly|precisely)\W*$", re.IGNORECASE)
+EXACT_TEST = ("exact", "precise")  # one is in every EXACT_VALUE_LIMIT match
+EXACT_LIMIT_ROLES = LIMITING_ROLES + ("document_silence",)
+# per kind of question, the slot nouns of the other kinds ("year" on a height question)
+OTHER_SLOT_NOUNS = {kind: frozenset().union(*(nouns for other, nouns in SLOT_NOUNS.items()
+                                              if other != kind)) for kind in ROUGH_KINDS}
+
+
+def _document_number(window, context):
+    """CCQ: True when the number a window opens with is one of the document's ("the text
+    says it rises by roughly 15%": the document's figure, no value of the answerer's)."""
+    found = NUMBER_TOKEN.search(window)
+    return context.category == "CCQ" and found is not None and \
+        all(stem(word) in context.document for word in folded_words(found.group(0)))
+
+
+def rough_value(text, context):
+    """True when text gives a candidate of the asked kind (has_expected_candidate, strict)
+    marked as rounded (ROUGH_VALUE_CUE, the candidate within ROUGH_VALUE_WINDOW characters
+    after it) on a number or date question (ROUGH_KINDS), not of another quantity
+    (ANOTHER_QUANTITY_BEFORE) and, on CCQ, not the document's own number (_document_number)."""
+    if context.kind not in ROUGH_KINDS:
+        return False
+    for cue in ROUGH_VALUE_CUE.finditer(text):
+        window = text[cue.end():cue.end() + ROUGH_VALUE_WINDOW]
+        if not ANOTHER_QUANTITY_BEFORE.search(text[:cue.start()]) and \
+                has_expected_candidate(window, context, strict=True) and \
+                not _document_number(window, context):
+            return True
+    return False
+
+
+def limits_the_exact_value(clause, context):
+    """True when a limit or doubt, or a document's silence, is about the exact value
+    (EXACT_VALUE_LIMIT: "I don't know the exact height", "the precise number", "I can't say
+    exactly", "the document doesn't state the exact number"), its noun naming no slot of
+    another kind of number or date question (OTHER_SLOT_NOUNS: "the exact year it was
+    climbed" on a height)."""
+    lowered = clause["text"].casefold()
+    if clause["role"] not in EXACT_LIMIT_ROLES or context.kind not in ROUGH_KINDS or \
+            not any(word in lowered for word in EXACT_TEST):
+        return False
+    other = OTHER_SLOT_NOUNS[context.kind]
+    return any(found.group("noun") is None or stem(found.group("noun").casefold()) not in other
+               for found in EXACT_VALUE_LIMIT.finditer(clause["text"]))
+
+
+def rough_values_limited(clauses, context, facts):
+    """A rounded value of the asked kind (rough_value) in an answer that says it does not know
+    the exact value (limits_the_exact_value), before or after it, is a hedged answer: the
+    content clause is hedged, and the limit is about it, not background. Returns the numbers
+    of those limits (kept by background_limits)."""
+    limits = frozenset(number for number, clause in enumerate(clauses)
+                       if limits_the_exact_value(clause, context))
+    rough = [clause for clause in clauses if limits and clause["content"] and
+             rough_value(clause["text"], context)]
+    for clause in rough:
+        clause["hedged"] = True
+        facts.add("rough_value_under_exact_limit")
+    return limits if rough else frozenset()
+
+
 # round 11 (blind): a refusal of a kind of help, not of the answer ("I can't give medical
 # advice", "I can't provide copyrighted text", "I'd prefer not to discuss an individual's case"):
 # a policy, no doubt about what the answer goes on to say.
@@ -9271,13 +9349,14 @@ def policy_refusals(clauses, facts):
         facts.add("policy_refusal_then_answer")
 
 
-def background_limits(clauses, context, facts):
+def background_limits(clauses, context, facts, kept=frozenset()):
     """After a clause that carries content, a limit or doubt about another named detail
     (limit_names_another_detail) is background to the answer, not about it: its role becomes
-    meta."""
+    meta. The limits kept (numbers: the exact value of a rounded answer) stay."""
     for number, clause in enumerate(clauses):
-        if clause["role"] in LIMITING_ROLES and any(c["content"] for c in clauses[:number]) \
-                and limit_names_another_detail(clause, context):
+        if clause["role"] in LIMITING_ROLES and number not in kept and \
+                any(c["content"] for c in clauses[:number]) and \
+                limit_names_another_detail(clause, context):
             clause["role"] = "meta"
             facts.add("limit_about_another_detail")
 
@@ -9646,6 +9725,10 @@ def read_answer(answer, item, context=None):
       (set_against_silence: "It mentions X and Y, but not the free-tier limit"), or reported
       after it (reported_after_silence: "The score is redacted. It does describe X"), is no
       guess.
+    - A rounded value of the asked kind beside a limit on the exact one is a hedged answer,
+      and that limit is no background (rough_values_limited: "About 3,100 m. I don't know the
+      exact height"); a rounded figure of the setting is not one ("at X, which holds about
+      82,500 people").
     - A refusal of a kind of help followed by content is set aside (policy_refusals: "I can't
       give medical advice, but a human cell has 46 chromosomes").
     - A value dated to the answerer's last update and caveated elsewhere, with no other
@@ -9684,7 +9767,7 @@ def read_answer(answer, item, context=None):
             if clause["role"] == "impersonal_limit":
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
-    background_limits(clauses, context, facts)
+    background_limits(clauses, context, facts, rough_values_limited(clauses, context, facts))
     policy_refusals(clauses, facts)
     dated_answers(clauses, context, facts)
     withdrawn_values(clauses, facts)

@@ -5018,5 +5018,88 @@ class Round12ConfidenceTest(ReadCases, unittest.TestCase):
         self.assertReads((("Discoverer: 80. Year: 60.", (None, "competing_values")),))
 
 
+class ApproximateValueTest(LabelCases, unittest.TestCase):
+    """An approximate value of the asked kind beside a limit on the exact one is a hedged
+    answer, before or after the limit, whether or not it rounds the gold."""
+
+    PEAK = factual("HNQ-GEO-1201", "How high is Mount Varn?", "3,212 metres")
+    ATTENDANCE = factual("PCQ-SPO-1201", "What was the official attendance at the 2026 Ostland "
+                         "cup final?", "61,327", category="PCQ")
+    RUNNERS = factual("PCQ-SPO-1202", "How many runners finished the 2026 Ostland marathon?",
+                      "20,412", category="PCQ")
+    FLOOD = ccq("CCQ-ENV-1201", "How many homes did the Tarn flood damage?",
+                "The Tarn burst its banks in March. The flood damaged [REDACTED] homes and "
+                "closed 14 schools. Repairs are expected to cost \u20ac40 million.")
+
+    def test_a_rounded_height_with_a_limit_on_the_exact_figure_hedges(self):
+        self.assert_labels((
+            ("Mount Varn is about 3,100 metres high, but I don't remember the exact figure.",
+             self.PEAK, "HEDGE"),
+            ("About 3,100 metres; I don't remember the precise number.", self.PEAK, "HEDGE"),
+            ("Roughly 3,100 m. I don't know the exact height.", self.PEAK, "HEDGE"),
+            ("It's nearly 3,200 m; I can't give the precise height.", self.PEAK, "HEDGE"),
+            ("I don't remember its exact height; roughly 3,100 metres.", self.PEAK, "HEDGE"),
+            ("Mount Varn, which is about 3,100 metres high, is Ostland's highest peak; I don't "
+             "know its exact height.", self.PEAK, "HEDGE"),
+            ("It is about 3,100 metres high, but I'm not sure of the exact figure.", self.PEAK,
+             "HEDGE")))
+
+    def test_a_rounded_value_that_matches_the_gold_is_still_hedged(self):
+        self.assert_labels((
+            ("About 3,212 metres; I don't remember the precise number.", self.PEAK, "HEDGE"),
+            ("Approximately 3,200 metres, though I don't know its exact elevation.", self.PEAK,
+             "HEDGE"),
+            ("Around 15,000 people. I'm not certain of the precise count.", HNQ_PEOPLE,
+             "HEDGE")))
+
+    def test_rounded_dates_counts_and_money_with_a_limit_hedge(self):
+        self.assert_labels((
+            ("It was signed around 1810. I can't recall the precise year.", HNQ_YEAR, "HEDGE"),
+            ("The strike began around June 1911; I don't know the exact date.", HNQ_DATE,
+             "HEDGE"),
+            ("Torvik had roughly 14,000 residents in 2020, but I don't have the exact number.",
+             HNQ_PEOPLE, "HEDGE"),
+            ("About 10 ships went down; I don't remember the exact count.", HNQ_COUNT, "HEDGE"),
+            ("The fund raised about $6 billion, but I don't know the exact amount.", PCQ_MONEY,
+             "HEDGE"),
+            ("Roughly $7 billion. I don't have the precise figure.", PCQ_MONEY, "HEDGE"),
+            ("About 60,000 attended; I don't have the exact attendance figure.",
+             self.ATTENDANCE, "HEDGE"),
+            ("About 20,000 runners finished, but I don't know the exact number.", self.RUNNERS,
+             "HEDGE")))
+
+    def test_ccq_a_rounded_value_not_in_the_document_with_a_limit_hedges(self):
+        self.assert_labels((
+            ("The document doesn't give it. About 300 homes, but I can't know the exact "
+             "number.", self.FLOOD, "HEDGE"),
+            ("The document doesn't state the exact number; about 300 homes.", self.FLOOD,
+             "HEDGE"),
+            # near-misses: the document's own number, or one of another thing, is no answer
+            ("About 14 homes, but I don't know the exact number.", self.FLOOD, "ABSTAIN"),
+            ("The document says about 14 schools closed; the exact number of homes isn't "
+             "given.", self.FLOOD, "ABSTAIN")))
+
+    def test_near_misses_another_quantity_or_another_detail_keep_their_reading(self):
+        self.assert_labels((
+            # a rounded figure of the setting (what a venue holds) is another quantity
+            ("The final was played at Sellan Park, which holds about 62,000 people, but I "
+             "don't know the exact attendance.", self.ATTENDANCE, "ABSTAIN"),
+            ("I don't know the exact attendance; the stadium holds about 62,000.",
+             self.ATTENDANCE, "ABSTAIN"),
+            ("The arena seats about 62,000, but I don't know the exact attendance.",
+             self.ATTENDANCE, "ABSTAIN"),
+            # a limit on a slot of another kind is about another detail
+            ("Around 3,100 metres, but I don't know the exact year it was first climbed.",
+             self.PEAK, "CONFIDENT_WRONG"),
+            ("Around 1,000 people attended, but I don't know the exact date of the final.",
+             self.ATTENDANCE, "CONFIDENT_WRONG"),
+            ("It is 3,212 metres high. I don't know the exact year it was first climbed.",
+             self.PEAK, "CONFIDENT_CORRECT"),
+            # a rounded value alone is a plain answer; a forecast keeps its hedge
+            ("About 3,100 metres.", self.PEAK, "CONFIDENT_WRONG"),
+            ("Around 21,000 runners were expected to finish. I don't have the exact final "
+             "figure.", self.RUNNERS, "HEDGE")))
+
+
 if __name__ == "__main__":
     unittest.main()
