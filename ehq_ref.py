@@ -5626,6 +5626,9 @@ _DONT = r"(?:do not|don't|dont|did not|didn't|didnt)"
 # One word of a noun phrase, a date's day and year joined to it: "the 2 July 2026 rate figure"
 # and "the May 2026 payrolls number" are three words before the noun.
 _DATED_WORD = r"(?:\d{1,2} )?[\w'-]+ (?:\d{4} )?"
+# round 13: the news of an event a model would have read ("I don't have any reports on X",
+# "I have no coverage of Y", "no reporting about it"): not having it is a knowledge limit.
+_NEWS_NOUN = r"(?:reports?|reporting|coverage|news)"
 _CANT = (r"(?:cannot|can't|cant|can not|could not|couldn't|couldnt|was unable to|am unable to|"
          r"'m unable to|wasn't able to|was not able to|am not able to|'m not able to|"
          r"won't be able to|will not be able to|wouldn't be able to|haven't been able to|"
@@ -6137,7 +6140,11 @@ CLAUSE_ROLES = (
         r"\bi (?:can't|cannot|won't|will not|am unable to) (?:help|assist) (?:with|you)\b",
         r"\bi(?:'d| would) (?:rather|prefer) not (?:to )?(?:guess|speculate|answer|say|invent|"
         r"make (?:something|one|it|things|up)|fabricate|hazard|comment|discuss|go into|weigh in|"
-        r"put (?:a|an|any) (?:number|figure|date|name|year|value|estimate) on)\b",
+        r"put (?:a|an|any) (?:number|figure|date|name|year|value|estimate) on|"
+        # round 13: the value declined by name ("I'd rather not give a date that might be
+        # wrong", "I'd prefer not to state a specific figure")
+        r"(?:give|offer|state|provide|name|quote|cite) (?:you )?(?:a|an|any|the) (?:specific |"
+        r"exact |precise |particular )?(?:number|figure|date|name|year|value|estimate|answer))\b",
         r"\bi(?: don't| do not| won't| will not| shouldn't| should not|'m not going to| am not "
         r"going to) (?:want to |wish to |like to )?(?:guess|speculate|make (?:something|things|it|"
         r"anything) up|make up|invent|fabricate|comment|discuss)\b",
@@ -6160,20 +6167,21 @@ CLAUSE_ROLES = (
         r"\bi (?:\w+ly )?" + _DONT + r" (?:\w+ly )?know\b",
         r"\b(?:i )?" + _DONT + r" have (?:" + _DATED_WORD + r"){0,3}?(?:information|info|details?|"
         r"data|records?|figures?|numbers?|results?|count|totals?|answer|access|sources?|idea|"
-        r"clue)\b",
+        r"clue|" + _NEWS_NOUN + r")\b",
         r"\b(?:i )?" + _DONT + r" have (?:any |enough |sufficient |reliable |specific |verified |"
         r"accurate |detailed |concrete |definitive |up-to-date |current |real-time |the |that |"
         r"this |such |solid |trustworthy |confirmed |a |an |clear |precise |official |good |"
         r"firm |hard |much |exact )*(?:information|info|details?|data|knowledge|records?|"
         r"evidence|access|sources?|answer|way|figures?|reference|memory|recollection|result|"
-        r"results|numbers?|count|name|date|knowledge)\b",
+        r"results|numbers?|count|name|date|knowledge|" + _NEWS_NOUN + r")\b",
         # round 10: the declined slot named by a noun of its own, then what it is of ("I don't
         # have the final turnout for X", "I do not have the participation rate of the poll")
         r"\b(?:i )?" + _DONT + r" have (?:the|an?) (?:" + _DATED_WORD + r"){1,3}?(?:for|of|on|"
         r"about|from|in)\b",
         r"\b(?:i )?(?:have|had|possess) (?:no|zero|little) (?:\w+ )?(?:information|info|"
         r"knowledge|data|details|records?|record|evidence|idea|way|access|answer|memory|"
-        r"recollection|reference)\b(?! (?:of |for me )?to (?:verify|confirm|check|double))",
+        r"recollection|reference|" + _NEWS_NOUN + r")\b"
+        r"(?! (?:of |for me )?to (?:verify|confirm|check|double))",
         r"\bno idea\b",
         r"\bi(?:'m| am| was)? not (?:aware|familiar)\b",
         r"\bnot (?:aware|familiar) (?:of|with)\b",
@@ -8733,6 +8741,10 @@ RELATIVE_WHEN = deferred_pattern(
 EARLY_YEAR = deferred_pattern(r"\b(?:in|by|around|circa|about|until|from)\s+(?:the year\s+)?"
                               r"\d{2,3}\b(?![.,]?\d|\s*(?:%|[^\W\d_]))"
                               r"|\b\d{1,4}\s*(?:AD|CE|BCE?)\b|\bAD\s*\d{1,4}\b")
+# round 13 (blind): a month or a day placed in a year said before ("1494 - signed in June of
+# that year", "on 7 June that same year"): it elaborates the year given, no time of its own
+IN_THAT_YEAR = deferred_pattern(r",?\s+(?:(?:of|in|during)\s+)?(?:that|the same|that same)\s+"
+                                r"year\b", re.IGNORECASE)
 NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
 YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
 COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
@@ -8786,8 +8798,10 @@ def name_stem(word):
 def is_question_name(word, context):
     """True when a capitalized word is the question's: its stem is a question stem (not
     merely its first letters: "Ljubljanica" is not "Ljubljana"), or every capitalized part
-    of a hyphenated word is ("Quistberg-led")."""
-    if name_stem(word) in context.stems:
+    of a hyphenated word is ("Quistberg-led"), or a family's plural in -ies is the plural of
+    a question name in -ie ("the Curies" for "Marie Curie", not the stem "cury")."""
+    if name_stem(word) in context.stems or word.endswith("ies") and \
+            name_stem(word[:-1]) in context.stems:
         return True
     parts = [part for part in word.split("-") if part[:1].isupper()] if "-" in word else ()
     return bool(parts) and all(name_stem(part) in context.stems for part in parts)
@@ -8862,7 +8876,8 @@ def person_names_in(text, context):
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
-    time: a date, a month, a year (not one the question names; of fewer digits: EARLY_YEAR),
+    time: a date or a month (not one placed in a year said before: IN_THAT_YEAR), a year (not
+    one the question names; of fewer digits: EARLY_YEAR),
     a decade, a century, a season named alone (SEASON_ALONE) or a point named from the
     present ("early next year": RELATIVE_WHEN);
     quantity: a number (not one the question names, not a date or a year unless it stands
@@ -8878,7 +8893,10 @@ def has_expected_candidate(text, context, strict=False):
         return False
     kind = context.kind
     if kind == "time":
-        for mention in date_mentions(spoken_dates_as_digits(text)):
+        spoken = spoken_dates_as_digits(text)
+        for mention in date_mentions(spoken):
+            if mention["year"] is None and IN_THAT_YEAR.match(spoken, mention["end"]):
+                continue
             if mention["month"] or mention["season"] or mention["year"] not in context.years:
                 return True
         return DECADE_OR_CENTURY.search(text) is not None or \
