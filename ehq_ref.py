@@ -5650,6 +5650,12 @@ _SAY = (r"(?:say|state|specify|mention|give|provide|include|contain|indicate|dis
 _SAID = (r"(?:stated|given|specified|mentioned|provided|disclosed|included|indicated|revealed|"
          r"shown|listed|named|identified|reported|quantified|spelled out|defined|detailed|"
          r"described|present|visible|legible|recorded|set out|noted)")
+# round 13 (blind): advice to seek the answer elsewhere as what is worth doing ("worth asking
+# for", "best to contact"): meta, also after a modal that softens it (MODAL_ADVICE_AFTER)
+_SEEKING_ADVICE = (r"(?:worth(?:while)? |(?:best|wise|advisable|a good idea|sensible|helpful|"
+                   r"useful) to )(?:ask(?:ing)?|contact(?:ing)?|consult(?:ing)?|look(?:ing)? "
+                   r"(?:up|into|for)|search(?:ing)?|request(?:ing)?|call(?:ing)?|email(?:ing)?|"
+                   r"writ(?:e|ing) to|visit(?:ing)?)\b")
 # "invented" and "fabricated" followed by when, where or by whom are an event ("was invented
 # in 1952 by"), as is "fabricated" of making ("fabricated specially in Sheffield": round 6),
 # not a verdict of fiction; "made up of" is "consists of".
@@ -6003,8 +6009,10 @@ CLAUSE_ROLES = (
         r"\b(?:isn't|is not|aren't|are not|wasn't|was not)(?: an?)? (?:real|genuine|actual)\b"
         r"(?! (?:estate|time|number))",
         r"\bnot (?:an? )?(?:real|genuine|actual|existing) (?!estate)",
+        # round 13 (blind): also "does not appear to be a validly described species"
         r"\b(?:doesn't|does not|don't|do not|didn't|did not) (?:\w+ )?(?:seem|appear) to "
-        r"(?:be|have been) (?:an? |any )?(?:real|genuine|actual|existing|such)\b",
+        r"(?:be|have been) (?:an? |any )?(?:\w+ly )?(?:real|genuine|actual|existing|such|valid|"
+        r"recogni[sz]ed|described|documented|attested|established|published|accepted)\b",
         r"\b(?:is|are|was|were|be|appears? to be|seems? to be|likely|probably|possibly|may be|"
         r"might be|could be|sounds? like|looks? like)(?: an?| the)?(?: entirely| completely|"
         r" purely| wholly| likely| probably| simply| almost certainly)? " + _FICTION,
@@ -6570,6 +6578,8 @@ CLAUSE_ROLES = (
         r"figures|results|updates|news|answer|source|sources)\b",
         r"\b(?:best|advisable|a good idea|recommended|wise|worthwhile) to (?:check|consult|look|"
         r"refer|contact|visit|search)\b",
+        # round 13 (blind): "it may be worth asking for the exact spelling", "best to ask"
+        r"\b" + _SEEKING_ADVICE,
         r"\b(?:sources|websites|archives|records|databases|outlets|registries) (?:like|such as)\b",
         # round 9: where the figure is published ("The JNE and ONPE publish the official results
         # on their websites"): a source to check, said in the present tense
@@ -7016,6 +7026,10 @@ CIRCUMSTANCE_AFTER = deferred_pattern(
     r"winds?|floods?|flooding)|due to (?:the )?(?:heavy )?(?:snow|ice|weather|flooding|storms?|"
     r"winds?|rain|maintenance|roadworks|avalanches?)|at night|in bad weather|seasonally)\b",
     re.IGNORECASE)
+# round 13 (blind): a modal that softens advice to seek the answer elsewhere ("it may be worth
+# asking for the exact spelling", "it might be best to contact the registry"): no doubt
+MODAL_ADVICE_AFTER = deferred_pattern(r"(?:\s+(?:well|also|still))?(?:\s+be)?\s+" + _SEEKING_ADVICE,
+                                      re.IGNORECASE)
 
 # round 7: a modal inside what a named third party said of another thing ("the operator said
 # the rocket's second stage may be reused on future missions"): their statement about that
@@ -7478,8 +7492,9 @@ def describes_another(said, text, start, end):
     inside what legend tells ("legend says a monk may have": LORE_BEFORE), of a recurring
     circumstance ("the pass may be closed in winter": CIRCUMSTANCE_AFTER), in a third party's
     statement about another thing ("the operator said the second stage may be":
-    reported_of_another), or "unlikely" as the attribute of a noun ("an unlikely gamble",
-    "Denmark's unlikely win": DETERMINER_BEFORE)."""
+    reported_of_another), softening advice to seek the answer elsewhere ("it may be worth
+    asking the clinic": MODAL_ADVICE_AFTER), or "unlikely" as the attribute of a noun ("an
+    unlikely gamble", "Denmark's unlikely win": DETERMINER_BEFORE)."""
     before = text[:start]
     if MODAL_WORD.search(said):
         group = QUANTIFIED_SUBJECT_BEFORE.search(before)
@@ -7490,6 +7505,7 @@ def describes_another(said, text, start, end):
             LORE_BEFORE.search(before) is not None or
             CIRCUMSTANCE_AFTER.match(text, end) is not None or
             reported_of_another(before)) or ATTITUDE_BEFORE.search(before) is not None or \
+            MODAL_ADVICE_AFTER.match(text, end) is not None or \
             a_motive_of_another(before) or RELATIVE_MODAL.match(said) is not None and \
             EVENT_VERB_AFTER.match(text, end) is not None
     return said.casefold().endswith("unlikely") and DETERMINER_BEFORE.search(before) is not \
@@ -8735,7 +8751,13 @@ RELATIVE_WHEN = deferred_pattern(
     r"\b(?:at|by|from|around|toward|towards|before|in) the (?:start|beginning|end|middle|"
     r"turn) of " + _NEXT_PERIOD + r"\b|\b(?:early|late|later|sometime|some time|by|in) "
     + _NEXT_PERIOD + r"\b|\bwithin (?:the next )?(?:a few|a couple of|several|two|three|four|"
-    r"six|\d{1,2}) (?:weeks|months)\b", re.IGNORECASE)
+    r"six|\d{1,2}) (?:weeks|months)\b"
+    # round 13 (blind): a point named from an event ("immediately after the vote", "30 days
+    # after publication", "upon signing", "takes effect immediately")
+    r"|\b(?:immediately|right|directly|shortly|soon|(?:\d{1,3}|a|one|two|three|six|ten|thirty|"
+    r"sixty|ninety) (?:days?|weeks?|months?|years?)) (?:after|upon|following|once)\b"
+    r"|\bupon (?:its |the )?(?:passage|signing|adoption|approval|publication|enactment)\b"
+    r"|\b(?:effect|effective|force) immediately\b", re.IGNORECASE)
 # round 11 (blind): a year of fewer than four digits ("met in 930", "930 AD", "AD 43"), which
 # date_mentions leaves to the gold match, is a value of a time question too
 EARLY_YEAR = deferred_pattern(r"\b(?:in|by|around|circa|about|until|from)\s+(?:the year\s+)?"
@@ -8752,7 +8774,12 @@ COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|th
                         r"(?:hundred|thousand|million|billion)s?"
                         # round 11: a vague duration ("a few hours", "a couple of days")
                         r"|(?:a few|several|a couple of) (?:second|minute|hour|day|week|month|"
-                        r"year)s)\b", re.IGNORECASE)
+                        r"year)s"
+                        # round 13 (blind): one unit of time, rounded ("roughly an hour", "half
+                        # a day", "under a week")
+                        r"|(?:about|around|roughly|approximately|nearly|almost|under|over|"
+                        r"(?:more|less) than|half|just|perhaps|maybe) an? (?:second|minute|hour|"
+                        r"day|week|month|year|decade))\b", re.IGNORECASE)
 POLARITY_WORD = deferred_pattern(r"\b(?:yes|no|not|never)\b|n't\b", re.IGNORECASE)
 DIGIT = deferred_pattern(r"\d")
 
@@ -8879,7 +8906,7 @@ def has_expected_candidate(text, context, strict=False):
     time: a date or a month (not one placed in a year said before: IN_THAT_YEAR), a year (not
     one the question names; of fewer digits: EARLY_YEAR),
     a decade, a century, a season named alone (SEASON_ALONE) or a point named from the
-    present ("early next year": RELATIVE_WHEN);
+    present or from an event ("early next year", "right after the vote": RELATIVE_WHEN);
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
     finishing place in words ("second", "runner-up": places_as_ordinals);
@@ -9558,8 +9585,10 @@ def document_listing(clauses):
 # 429 and the paid-tier limit", "It tells us the society runs 74 branches now").
 # round 12 (blind): also with an emphatic "does" and the verb's plain form ("It does say",
 # "It does describe"), and "identifies" ("It only identifies X as the dissenting judge").
+# round 13 (blind): also with a plural subject ("They only note ...", "These do say ...").
 DOCUMENT_REPORT = deferred_pattern(
-    r"^\W*(?:it|this|the (?:[\w-]+ ){0,2}?" + _DOC + r") (?:does |did )?(?:only |also |just )?"
+    r"^\W*(?:it|this|they|these|the (?:[\w-]+ ){0,2}?" + _DOC + r") (?:does |did |do )?"
+    r"(?:only |also |just )?"
     r"(?:tells? (?:us|you)|mentions?|describes?|covers?|gives?|lists?|states?|says?|notes?|"
     r"includes?|discuss(?:es)?|reports?|explains?|sets? out|names?|quotes?|provides?|details?|"
     r"identif(?:y|ies))\b", re.IGNORECASE)
@@ -9711,6 +9740,28 @@ def _forecast_value(text, context):
         has_expected_candidate(text, context, strict=True)
 
 
+# round 13 (blind), CCQ: a lead-in that reasons from other facts to a conclusion ("Based on
+# the instructions, ...", "Given the stacked rolls and no arson, ...", "Judging by X, ..."),
+# not from the document as a whole ("Based on the document, ...", "Given this information,").
+INFERENCE_LEAD = deferred_pattern(
+    r"^\W*(?:based on|given|judging (?:by|from)|going (?:by|off)|considering|in light of|"
+    r"extrapolating from)\b(?![^,;:.!?]{0,60}?\b(?:" + _DOC + r"|information|info|data|"
+    r"details|context|above|this|that|what (?:it|they) says?)\s*,)[^,;:.!?]{3,120},\s*",
+    re.IGNORECASE)
+
+
+def _inferred_value(text, context):
+    """CCQ: True when a clause reasons from other facts (INFERENCE_LEAD) to a candidate of the
+    asked kind (has_expected_candidate, strict for a name) after the lead-in: a value the
+    answer infers, not one the document gives, so a guess ("Based on the dosing, an adult
+    would be limited to about 8 tablets")."""
+    if context.category != "CCQ":
+        return False
+    lead = INFERENCE_LEAD.match(text)
+    return lead is not None and has_expected_candidate(
+        text[lead.end():], context, strict=context.kind in ("person", "place", "name"))
+
+
 def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way
@@ -9735,8 +9786,9 @@ def read_answer(answer, item, context=None):
       coupon is 3.75% or 4%"), or a line of a list of candidates under a lead-in
       (candidate_listing), or a value under a condition (_conditional_value: "If it was kept
       flat, it would be €0.38"), or a value expected before the event (_forecast_value:
-      "Around 3,000 athletes were expected to compete"), is a guess, hedged; a list of names
-      joined by "or" is not one.
+      "Around 3,000 athletes were expected to compete"), or, on CCQ, a value reasoned from
+      other facts (_inferred_value: "Given the stacked rolls, an electrical fault seems
+      likeliest"), is a guess, hedged; a list of names joined by "or" is not one.
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - CCQ: what the document gives, set against its silence on the asked slot
@@ -9808,7 +9860,8 @@ def read_answer(answer, item, context=None):
     for number, clause in enumerate(clauses):
         if clause["content"] and (number in offered or _two_values(clause["text"], context) or
                                   _conditional_value(clause["text"], context) or
-                                  _forecast_value(clause["text"], context)):
+                                  _forecast_value(clause["text"], context) or
+                                  _inferred_value(clause["text"], context)):
             clause["hedged"] = True  # values side by side or assumed: a guess committing to none
         if clause["content"]:
             guess = is_guess(clause, previous, context)
