@@ -11351,6 +11351,8 @@ CONFIDENCE_TRANSLATION_TEST = deferred_pattern(
 # wordings' ASCII letters are lower-case, and the one letter that matches an ASCII letter only
 # ignoring case ("ı" of "altı", i) follows "yüzde", which no ASCII text holds
 CONFIDENCE_TRANSLATION_ASCII_TEST = deferred_pattern(CONFIDENCE_TRANSLATION_TEST.pattern)
+# the letters that match an ASCII letter only ignoring case, as the lower-case letter they match
+ASCII_CASE_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 # every wording of _TRANSLATIONS holds a letter, as every OTHER_NUMBER_START match does
 LETTER = deferred_pattern(r"[^\W\d_]")
 # Number words of other languages, 0 to 100 ("achtzig", "soixante-quinze", "setenta y cinco",
@@ -11412,6 +11414,10 @@ OTHER_NUMBER_START = deferred_pattern(r"(?<![^\W\d_])(?:" + trie_pattern(
     {part for part in OTHER_NUMBER_PART_VALUES if len(part) >= 3} |
     {entry.split(":")[0].rstrip("*").replace("_", " ") for line in OTHER_NUMBER_PARTS.values()
      for entry in line.split() if "_" in entry}) + ")", re.IGNORECASE)
+# the same matched case-sensitively, for an ASCII text lower-cased (faster): its parts are
+# lower-case, and a letter that matches an ASCII letter only ignoring case is that letter
+# ("sıfır" matches "SIFIR" and so "sifir")
+OTHER_NUMBER_START_ASCII = deferred_pattern(OTHER_NUMBER_START.pattern.translate(ASCII_CASE_FOLDS))
 OTHER_NUMBER_WORD = deferred_pattern(
     r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)*(?:[^\S\n]+(?:(?:y|e|et|und)\s+)?[^\W\d_]+)?"
     r"(?![^\W\d_])")
@@ -11448,13 +11454,16 @@ def _spaced_number(first, second):
     return bool(ten and unit) and ten[0] >= 20 and ten[0] % 10 == 0 and 0 < unit[0] < 10
 
 
-def other_number_words(reply):
+def other_number_words(reply, lowered=None):
     """(start, end) of every number word of another language in a reply (other_number_value):
     a word, two joined by "y", "e", "et" or "und" when they read as one number, or two set
     apart by a space that are one (_spaced_number); a word that starts no number is passed
-    over alone, so the next word may start one."""
+    over alone, so the next word may start one. lowered: reply.lower(), when the caller has
+    it."""
     spans = []
-    if not LETTER.search(reply) or not OTHER_NUMBER_START.search(reply):
+    if not LETTER.search(reply) or not (
+            OTHER_NUMBER_START_ASCII.search(reply.lower() if lowered is None else lowered)
+            if reply.isascii() else OTHER_NUMBER_START.search(reply)):
         return spans
     position = 0
     while match := OTHER_NUMBER_WORD.search(reply, position):
@@ -11744,7 +11753,9 @@ RANGE_OPEN_BEFORE = deferred_pattern(r"\b(?:between|from)\s+[\w-]+\s+(?:and|to)\
                                      re.IGNORECASE)
 YEAR_PREPOSITION_BEFORE = deferred_pattern(r"\b(?:in|since|by|from|until|during|of|around|"
                                            r"circa|c\.|ca\.)\s*$", re.IGNORECASE)
-WORD_SPACE_BEFORE = deferred_pattern(r"[\w'-][^\S\n]+$")
+# a word, then spaces (a hyphen only as a word's last letter: a spaced dash, "Bergs - 70%",
+# sets the number apart)
+WORD_SPACE_BEFORE = deferred_pattern(r"(?:[\w']|(?<=[\w'])-)[^\S\n]+$")
 LABEL_BEFORE = deferred_pattern(r"(?:" + _LABELS + r")\W*$", re.IGNORECASE)
 ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
 # a field that names an end of the scale ({"confidence": 55, "max": 100}): the scale
@@ -11892,6 +11903,216 @@ def _bound_after_a_noun(before):
         CONFIDENCE_WORDS | CONFIDENCE_LEAD and not LABEL_TALK.fullmatch(bound.group(1))
 
 
+# --- ehq_ref-2: a number's context, read in a bounded window ------------------------------
+#
+# A number's kind is read from the text before it (the look-back patterns of
+# _classify_mention and of the readers after it, each anchored where the number starts) and
+# after it (patterns matched where it ends). A look-back pattern reaches a bounded distance
+# back, except over its runs of one class of characters ("\s*", "\W*", "[\w'-]*", "[\s*_]*")
+# and over a clause or a parenthesis ("[^.;!?\n]*", "[^)\n]*"). While no run of a class is
+# CONTEXT_RUN characters long (LONG_RUNS, NEAR_RUN), every run of a match is shorter, and a
+# match reaches back at most LOOK_BACK_REACH[pattern] characters: the longest reach,
+# QUANTITY_STATEMENT's five words before its verb, is 402 < CONTEXT_WINDOW
+# (test_look_back_patterns_reach_no_further_than_declared computes each from its pattern).
+# So the text before a number is read from CONTEXT_WINDOW characters back
+# (NumberContext.before), and each pattern is tried from its reach back (TextBefore), with
+# the same result as from the reply's start: no match can start further back, and so the
+# leftmost match and its groups are the same. Where a long run is near, the text is read
+# from the start (the exact slow way; rare). A pattern across a clause reads the window only
+# when a stop inside it bounds the clause (_label_phrase, _rates_something_else), the
+# sentence before a number is found from the sentence breaks of the whole reply
+# (NumberContext.sentence_start), and a pattern that ignores case reads an ASCII text
+# lower-cased as a pattern that matches case, several times faster (CASE_SENSITIVE_TWINS).
+CONTEXT_RUN = 32
+CONTEXT_WINDOW = 512
+# the classes of the look-back patterns' unbounded runs (each such run is of one of them),
+# each the run of its own class that is CONTEXT_RUN characters or longer, found whole
+RUN_CLASSES = (r"[\w'-]", r"\W", r"[\s*_]", r"[\s*_#>'(-]")
+LONG_RUNS = tuple(deferred_pattern(f"{run}{{{CONTEXT_RUN},}}") for run in RUN_CLASSES)
+LINE_BREAK = deferred_pattern(r"\n")
+HARD_STOP = deferred_pattern(r"[.;!?](?=\s)")  # a SENTENCE_STOP before a space
+LEAD_MARKS = " *_\"'"  # what may stand before a whole-reply value ("**eighty**")
+WORD_CHARACTER = deferred_pattern(r"\w")
+
+
+def _starts_within(starts, low, high):
+    """True when one of starts (in rising order) lies in [low, high)."""
+    index = bisect.bisect_left(starts, low)
+    return index < len(starts) and starts[index] < high
+
+
+def _one_sentence(reply, start, end):
+    """True when no sentence stop or line break lies in reply[start:end]."""
+    return "\n" not in reply[start:end] and not SENTENCE_STOP.search(reply, start, end)
+
+
+class NumberContext:
+    """What the numbers of one reply share when each reads the text around it: the start of
+    the window before a number (window_start), the sentence a number is in (sentence_start)
+    and the places of a few patterns in the whole reply, each found once (holds)."""
+
+    def __init__(self, reply):
+        self.reply = reply
+        self._runs = self._breaks = self._first_word = self._stops = None
+        self._lowered = reply.lower() if reply.isascii() else None
+        self._places, self._openings = {}, {}
+
+    def window_start(self, position):
+        """Where the text before position is read from: CONTEXT_WINDOW characters back, or
+        the reply's start when the reply is shorter or a run of LONG_RUNS ends inside the
+        window (every look-back match then lies inside the window: see above)."""
+        start = position - CONTEXT_WINDOW
+        if start <= 0:
+            return 0
+        if self._runs is None:  # (run starts, the furthest end of a run starting so far)
+            starts, ends, furthest = [], [], 0
+            runs = sorted(m.span() for long in LONG_RUNS for m in long.finditer(self.reply))
+            for run in runs:
+                furthest = max(furthest, run[1])
+                starts.append(run[0])
+                ends.append(furthest)
+            self._runs = (starts, ends)
+        starts, ends = self._runs
+        index = bisect.bisect_left(starts, position) - 1  # the last run starting before it
+        return 0 if index >= 0 and ends[index] > start else start
+
+    def before(self, position):
+        """The text before position from its window_start: (that start, the text)."""
+        start = self.window_start(position)
+        return start, self.reply[start:position]
+
+    def sentence_start(self, position):
+        """Where the sentence before position starts: after the last SENTENCE_BREAK that ends
+        at or before it. The breaks of the whole reply, found from its start, are those of
+        reply[:position] (SENTENCE_BREAK.split of _statement_about_something_else): a break is
+        two characters, the second a space, and no number starts with a space."""
+        if self._breaks is None:
+            self._breaks = [m.end() for m in SENTENCE_BREAK.finditer(self.reply)]
+        index = bisect.bisect_right(self._breaks, position) - 1
+        return self._breaks[index] if index >= 0 else 0
+
+    def holds(self, pattern, start, end):
+        """True when a match of pattern (a pattern of whole words: CONFIDENCE_TALK,
+        RATING_TALK) starts in reply[start:end]; its matches in the whole reply, found once,
+        are those of the text, as its words are whole words there and no number starts right
+        after a letter."""
+        places = self._places.get(pattern.pattern)
+        if places is None:
+            places = self._places[pattern.pattern] = [
+                m.start() for m in pattern.finditer(self.reply)]
+        index = bisect.bisect_left(places, start)
+        return index < len(places) and places[index] < end
+
+    def person_statement(self, opening, position):
+        """PERSON_STATEMENT matched where a sentence opens (before position, where a number
+        starts), once a sentence: the match is a space and a whole word, which no number is,
+        so it ends before every number of the sentence, whichever asks."""
+        if opening not in self._openings:
+            self._openings[opening] = PERSON_STATEMENT.match(self.reply, opening, position)
+        return self._openings[opening] is not None
+
+    def one_sentence(self, start, end):
+        """_one_sentence(reply, start, end); a long span is read from the places of the line
+        breaks and sentence stops of the whole reply, found once: a stop with a space after
+        it (HARD_STOP) before end - 1, or any stop at end - 1 (where SENTENCE_STOP's "$"
+        matches, the text read ending there)."""
+        if end - start <= CONTEXT_WINDOW:
+            return _one_sentence(self.reply, start, end)
+        if self._stops is None:
+            self._stops = ([m.start() for m in LINE_BREAK.finditer(self.reply)],
+                           [m.start() for m in HARD_STOP.finditer(self.reply)])
+        breaks, stops = self._stops
+        return not _starts_within(breaks, start, end) and \
+            not _starts_within(stops, start, end - 1) and self.reply[end - 1] not in ".;!?"
+
+    def match_after(self, pattern, end):
+        """pattern.match(reply, end); of an ASCII reply, a pattern that ignores case is matched
+        as its CASE_SENSITIVE_TWINS pattern in the reply lower-cased (the same places)."""
+        if self._lowered is not None and pattern in CASE_SENSITIVE_TWINS:
+            return CASE_SENSITIVE_TWINS[pattern].match(self._lowered, end)
+        return pattern.match(self.reply, end)
+
+    def lead(self):
+        """How many characters of LEAD_MARKS open the reply."""
+        return len(self.reply) - len(self.reply.lstrip(LEAD_MARKS))
+
+    def first_word(self):
+        """The index of the reply's first word character (len(reply) when it has none)."""
+        if self._first_word is None:
+            found = WORD_CHARACTER.search(self.reply)
+            self._first_word = found.start() if found else len(self.reply)
+        return self._first_word
+
+
+class TextBefore:
+    """The text before a number as the look-back patterns read it: each is anchored at its end
+    and reaches back at most LOOK_BACK_REACH[pattern] characters over runs shorter than
+    CONTEXT_RUN (NEAR_RUN), so that when its last characters hold no such run a pattern is
+    searched from its reach back (the same match: none can start before), else from the
+    start. A pattern costs in proportion to the text it is tried at."""
+
+    def __init__(self, text, plain=False):
+        """plain: the text holds no run of NEAR_RUN (a window of NumberContext.before)."""
+        self.text, self._plain = text, {NEAR_TAIL: True, CONTEXT_WINDOW: True} if plain else {}
+        self._lowered = text.lower() if text.isascii() else None
+
+    def search(self, pattern, end=None):
+        """pattern.search(text, 0, end) (end: the text's end), as a match or None; of an ASCII
+        text, a pattern that ignores case is matched as its CASE_SENSITIVE_TWINS pattern in the
+        text lower-cased (the same places; the groups lower-cased)."""
+        text = self.text
+        if self._lowered is not None and pattern in CASE_SENSITIVE_TWINS:
+            text, pattern = self._lowered, CASE_SENSITIVE_TWINS[pattern]
+        end = len(text) if end is None else end
+        start = end - LOOK_BACK_REACH[pattern] - 1
+        if start > 0:
+            tail = NEAR_TAIL if LOOK_BACK_REACH[pattern] < NEAR_TAIL else CONTEXT_WINDOW
+            if tail not in self._plain:  # no run of NEAR_RUN in the last tail characters
+                self._plain[tail] = NEAR_RUN.search(self.text, len(text) - tail) is None
+            if self._plain[tail] and len(text) - tail <= start:
+                return pattern.search(text, start, end)
+        return pattern.search(text, 0, end)
+
+
+def search_ignoring_case(pattern, text):
+    """pattern.search(text) for a pattern that ignores case: of an ASCII text, its
+    CASE_SENSITIVE_TWINS pattern in the text lower-cased (the same places, the groups
+    lower-cased; many times faster)."""
+    if text.isascii() and pattern in CASE_SENSITIVE_TWINS:
+        return CASE_SENSITIVE_TWINS[pattern].search(text.lower())
+    return pattern.search(text)
+
+
+# a run of one class of LONG_RUNS, CONTEXT_RUN characters long
+NEAR_RUN = deferred_pattern("|".join(f"{run}{{{CONTEXT_RUN}}}" for run in RUN_CLASSES))
+NEAR_TAIL = 192  # the tail of the text before a number that most patterns read
+# How far back each look-back pattern's match reaches over runs shorter than CONTEXT_RUN
+# (test_look_back_patterns_reach_no_further_than_declared computes each from its pattern).
+# SENTENCE_START_BEFORE is read up to the previous word, which PREVIOUS_WORD finds.
+LOOK_BACK_REACH = {
+    PREVIOUS_WORD: 63, NEGATED_VALUE: 174, CHOICE_BETWEEN: 107, EXAMPLE_BEFORE: 43,
+    SCALE_FIELD_BEFORE: 72, SCALE_FIRST_BEFORE: 76, RANGE_OPEN_BEFORE: 134,
+    OR_NUMBER_WORD_BEFORE: 73, YEAR_PREPOSITION_BEFORE: 37, OTHER_BEFORE: 116,
+    WORD_SPACE_BEFORE: 32, SENTENCE_START_BEFORE: 32, LABEL_BEFORE: 59, ASSIGNMENT_BEFORE: 32,
+    WORD_COLON_BEFORE: 95, LABEL_COLON_BEFORE: 91, ADJUSTMENT_RESULT_BEFORE: 331,
+    QUANTITY_STATEMENT: 402, STATEMENT_VERB: 112, BETWEEN_BEFORE: 38, RANGE_OPENER_BEFORE: 38,
+}
+# Each look-back pattern that ignores case, as a pattern that matches case, for an ASCII text
+# lower-cased: its letters are lower-case (no capital ASCII letter; the letters that match an
+# ASCII letter only ignoring case as the lower-case ASCII letter they match: ASCII_CASE_FOLDS),
+# and so each matches where the other does (test_case_sensitive_twins_have_lower_case_letters
+# checks them).
+CASE_SENSITIVE_TWINS = {pattern: deferred_pattern(pattern.pattern.translate(ASCII_CASE_FOLDS),
+                                                  pattern.flags & ~re.IGNORECASE)
+                        for pattern in (*LOOK_BACK_REACH, CONFIDENCE_LABEL, DENOMINATOR,
+                                        PERCENT_MARK, SCALE_KEY_AFTER, OTHER_AFTER,
+                                        SCALE_WORD_AFTER, OR_NUMBER_WORD_AFTER,
+                                        OF_CONFIDENCE_AFTER)
+                        if pattern.flags & re.IGNORECASE}
+LOOK_BACK_REACH.update({CASE_SENSITIVE_TWINS[pattern]: reach for pattern, reach in
+                        LOOK_BACK_REACH.items() if pattern in CASE_SENSITIVE_TWINS})
+
+
 # --- ehq_ref-2: debris around a confidence reply (round 10) -------------------------------
 #
 # A reply that passed through an agent, a tool or a renderer carries their debris: a literal
@@ -12034,48 +12255,69 @@ def _mention(reply, start, end, kind="number"):
 
 
 def _number_spans(reply):
+    """(start, end, kind) of every number of a reply, in order: odds, spoken fractions and
+    decimals, digits, number words and those of other languages, each kept where it overlaps
+    none kept before it."""
     lowered = reply.lower()
     odds = ODDS.finditer(reply) if may_contain(reply, ODDS_TEST, lowered) else ()
-    spans = [(m.start(), m.end(), "odds") for m in odds]
-    fractions = SPOKEN_FRACTION.finditer(reply) if may_contain(reply, FRACTION_TEST, lowered) \
-        else ()
-    spans += [(m.start(), m.end(), "fraction") for m in fractions
-              if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
-    decimals = SPOKEN_DECIMAL.finditer(reply) if may_contain(reply, POINT_TEST, lowered) else ()
-    spans += [(m.start(), m.end(), "spoken") for m in decimals
-              if not any(s < m.end() and m.start() < e for s, e, _ in spans)]
+    kept = _DisjointSpans()
+    for match in odds:
+        kept.add(match.start(), match.end(), "odds")
+    for match in SPOKEN_FRACTION.finditer(reply) if may_contain(reply, FRACTION_TEST, lowered) \
+            else ():
+        kept.add(match.start(), match.end(), "fraction")
+    for match in SPOKEN_DECIMAL.finditer(reply) if may_contain(reply, POINT_TEST, lowered) \
+            else ():
+        kept.add(match.start(), match.end(), "spoken")
     for match in CONFIDENCE_NUMBER.finditer(reply):
-        if not any(s < match.end() and match.start() < e for s, e, _ in spans):
-            spans.append((match.start(), match.end(), "number"))
-    for match in NUMBER_WORDS.finditer(reply) if may_hold_number_words(reply) else ():
-        if not any(s < match.end() and match.start() < e for s, e, _ in spans):
-            spans.append((match.start(), match.end(), "words"))
-    for start, end in other_number_words(reply):
-        if not any(s < end and start < e for s, e, _ in spans):
-            spans.append((start, end, "words"))
-    return sorted(spans)
+        kept.add(match.start(), match.end(), "number")
+    # may_hold_number_words(reply), with the reply lower-cased once
+    number_words = NUMBER_WORD_TEST.search(lowered) is not None if reply.isascii() else \
+        ASCII_LETTER.search(reply) is not None
+    for match in NUMBER_WORDS.finditer(reply) if number_words else ():
+        kept.add(match.start(), match.end(), "words")
+    for start, end in other_number_words(reply, lowered):
+        kept.add(start, end, "words")
+    return kept.spans
 
 
-def _denominator(after):
-    """The denominator of a fraction that follows a number, as (value, its offset in after),
-    or None: "/100", " out of 100", " of 10", " in 10", " in 1000", " out of ten", " in a
+class _DisjointSpans:
+    """Spans that overlap none of each other, in order of their starts (spans): a span is added
+    unless it overlaps one of them. As they are disjoint, the ends rise with the starts, and
+    the one that starts last before a span's end is the only one that may overlap it."""
+
+    def __init__(self):
+        self.spans, self._starts = [], []
+
+    def add(self, start, end, kind):
+        index = bisect.bisect_left(self._starts, end)  # spans [0, index) start before end
+        if index and self.spans[index - 1][1] > start:
+            return
+        self.spans.insert(index, (start, end, kind))
+        self._starts.insert(index, start)
+
+
+def _denominator(reply, end, context=None):
+    """The denominator of a fraction that follows a number ending at end, as (value, its offset
+    from end), or None: "/100", " out of 100", " of 10", " in 10", " in 1000", " out of ten", " in a
     hundred", a number word of another language (" out of dieci"; not "of" before words:
     "one of two options"); "in" before a year from 1100 to 2099 is a year ("in 1998"), and a
-    denominator is never 0."""
-    match = DENOMINATOR.match(after)
+    denominator is never 0. context: the reply's NumberContext, when the caller has it."""
+    match = DENOMINATOR.match(reply, end) if context is None else \
+        context.match_after(DENOMINATOR, end)
     if not match or match.group("of") and not match.group("digits"):
         return None
     if match.group("digits"):
         value = decimal_value(match.group("digits"))
-        return (value, match.start("digits")) if value else None
-    words = NUMBER_WORDS.match(after, match.end())
+        return (value, match.start("digits") - end) if value else None
+    words = NUMBER_WORDS.match(reply, match.end())
     value = number_words_value(words.group(0)) if words else None
     if value is None:  # a number word of another language ("nove out of dieci")
-        other = OTHER_NUMBER_FIRST.match(after, match.end())
+        other = OTHER_NUMBER_FIRST.match(reply, match.end())
         number = other_number_value(other.group(0)) if other else None
-        return (decimal.Decimal(number), other.start()) if number else None
-    return (decimal.Decimal(value[0]), words.start()) if value and value[0] and not value[1] \
-        else None
+        return (decimal.Decimal(number), other.start() - end) if number else None
+    return (decimal.Decimal(value[0]), words.start() - end) if value and value[0] and \
+        not value[1] else None
 
 
 def _label_names_the_value(phrase):
@@ -12086,6 +12328,16 @@ def _label_names_the_value(phrase):
     form (VALUE_FORM_TALK: "I'd prefer to answer as a percentage:")."""
     return LABEL_TALK.search(phrase) is not None or VALUE_FORM_TALK.search(phrase) is not None \
         or any(word in LABEL_PROMPT_WORDS for word in folded_words(phrase))
+
+
+def _label_is_the_answer(phrase, answer_words):
+    """True when a label phrase before a colon is the rated answer itself: each of its words
+    that is no stopword is a word of the answer, and it has one ("Zizou Bergs: 70%" after the
+    answer "Zizou Bergs" rates that answer; "Year: 60" after it names a part). The caller asks
+    only for a number the answer does not hold ("Turnout: 61%" after "Turnout was 61%" is the
+    answer again)."""
+    said = [word for word in folded_words(phrase) if word not in STOPWORDS]
+    return bool(said) and all(word in answer_words for word in said)
 
 
 def _cjk_value_word(word):
@@ -12102,43 +12354,58 @@ RATED_THING_BEFORE = deferred_pattern(RATED_THING + r"(?P<between>[^.;!?\n]*)$",
 RATED_THING_AFTER = deferred_pattern(r"[\w.]+\s+(?:for\s+|on\s+)?" + RATED_THING,
                                      re.IGNORECASE)
 CLAUSE_AFTER = deferred_pattern(r"[^.,;!?\n]*")
+CLAUSE_STOP = deferred_pattern(r"[.;!?\n]")  # what ends the clause of RATED_THING_BEFORE
+LABEL_STOP = deferred_pattern(r"[\n.;{},!?]")  # what ends a LABEL_PHRASE
 
 
-def _rates_something_else(before, after, denominator_at):
+def _rates_something_else(reply, lo, start, end, denominator_at):
     """True when a fraction rates a quality other than the confidence (RATED_THING): the quality
     follows its denominator ("2/10 difficulty"), or precedes it in its sentence with no number
     and no confidence word (CONFIDENCE_TALK) between them or in the fraction's clause after it
     ("Difficulty 6/10", "The source is very reliable, 9/10"; not "Difficulty aside, I'm 8/10
-    sure")."""
-    if RATED_THING_AFTER.match(after, denominator_at):
+    sure"). The number is reply[start:end], the text before it read from lo (its window:
+    NumberContext.before), denominator_at the denominator's offset from end."""
+    if RATED_THING_AFTER.match(reply, end + denominator_at):
         return True
+    before = reply[lo:start]
+    if lo and not CLAUSE_STOP.search(before, 0, len(before) - 1):
+        # no stop in the window before its last character: the clause, and so the match of
+        # RATED_THING_BEFORE (a quality and the rest of its clause), may start before it;
+        # with a stop in it, every match starts after the last one, inside the window
+        before = reply[:start]
     rated = RATED_THING_BEFORE.search(before)
     if rated is None:
         return False
-    between, rest = rated.group("between"), CLAUSE_AFTER.match(after).group(0)
+    between, rest = rated.group("between"), CLAUSE_AFTER.match(reply, end).group(0)
     return not DIGIT.search(between) and not CONFIDENCE_TALK.search(between + " " + rest)
 
 
-def _classify_mention(reply, mention, answer_words, scale_spans, dates):
-    """The kind of one mention (see confidence_mentions)."""
+def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, context):
+    """The kind of one mention (see confidence_mentions). The text before it is read in its
+    window (NumberContext.before: every match of a look-back pattern lies inside it), the text
+    after it where it ends; in_scale_note and in_date tell whether a position is inside a
+    scale note or a date (_inside_test)."""
     start, end = mention["start"], mention["end"]
-    before, after, token = reply[:start], reply[end:], reply[start:end]
-    denominator = _denominator(after)
-    following = NEXT_WORD.match(after)
+    lo, before = context.before(start)
+    back = TextBefore(before, plain=lo > 0)  # the look-back patterns read it from their reach
+    token = reply[start:end]
+    denominator = _denominator(reply, end, context)
+    following = NEXT_WORD.match(reply, end)
     next_word = following.group(1).casefold() if following else ""
-    previous = PREVIOUS_WORD.search(before)
+    previous = back.search(PREVIOUS_WORD)
     previous_word = previous.group(1) if previous else ""
-    mention["percent"] = PERCENT_MARK.match(after) is not None
-    key = SCALE_KEY_AFTER.match(after)  # an end named by a word alone: only 1, 10 or 100
-    if any(s <= start < e for s, e, _ in scale_spans) or key and (
+    mention["percent"] = context.match_after(PERCENT_MARK, end) is not None
+    # an end of the scale named by a word alone: only 1, 10 or 100
+    key = context.match_after(SCALE_KEY_AFTER, end)
+    if in_scale_note(start) or key and (
             not key.group("end_word") or mention["value"] in (1, 10, 100)):
         return "scale"
-    if NEGATED_VALUE.search(before) and not CHOICE_BETWEEN.search(before):
+    if back.search(NEGATED_VALUE) and not back.search(CHOICE_BETWEEN):
         return "negated"
-    if EXAMPLE_BEFORE.search(before) or ":" in before[-4:] and SCALE_FIELD_BEFORE.search(before):
+    if back.search(EXAMPLE_BEFORE) or ":" in before[-4:] and back.search(SCALE_FIELD_BEFORE):
         return "scale"
-    if mention["value"] in (5, 10, 100) and SCALE_FIRST_AFTER.match(after) and \
-            SCALE_FIRST_BEFORE.search(before):  # "Out of 10, I'd say 7"
+    if mention["value"] in (5, 10, 100) and SCALE_FIRST_AFTER.match(reply, end) and \
+            back.search(SCALE_FIRST_BEFORE):  # "Out of 10, I'd say 7"
         mention["scale_first"] = True
         return "scale"
     if mention["kind"] == "words":
@@ -12146,51 +12413,58 @@ def _classify_mention(reply, mention, answer_words, scale_spans, dates):
             return "other"
         if next_word in PROMPT_WORDS:
             return "ignored"
-        if not (mention["percent"] or re.fullmatch(r"\W*" + re.escape(token) + r"\W*", reply) or
-                not before.strip(" *_\"'") and PUNCTUATION_AFTER.match(after) or
+        # the whole reply is the number word only if it is the reply's first word; only
+        # LEAD_MARKS before it is start <= context.lead(); CONFIDENCE_LABEL may reach back over
+        # a parenthesis ("[^)\n]*"), and so reads its window only when no ")" is in it
+        if not (mention["percent"] or context.first_word() == start and
+                re.fullmatch(r"\W*" + re.escape(token) + r"\W*", reply) or
+                start <= context.lead() and PUNCTUATION_AFTER.match(reply, end) or
                 next_word in ("confidence", "confident", "sure", "certain", "out", "of") and
-                not next_word == "of" or denominator or CONFIDENCE_LABEL.search(before) or
+                not next_word == "of" or denominator or search_ignoring_case(
+                    CONFIDENCE_LABEL, before if not lo or ")" not in before else reply[:start]) or
                 previous_word.casefold() in CONFIDENCE_LEAD and (
                     not next_word or next_word in CONFIDENCE_WORDS) or
-                RANGE_OPEN_BEFORE.search(before) or mention["value"] >= 10 and (
-                    OR_NUMBER_WORD_AFTER.match(after) or OR_NUMBER_WORD_BEFORE.search(before))):
+                back.search(RANGE_OPEN_BEFORE) or mention["value"] >= 10 and (
+                    context.match_after(OR_NUMBER_WORD_AFTER, end) or
+                    back.search(OR_NUMBER_WORD_BEFORE))):
             return "ignored" if not next_word or next_word in CONFIDENCE_WORDS else "other"
-    if FOUR_DIGITS.fullmatch(token) and YEAR_PREPOSITION_BEFORE.search(before):
+    if FOUR_DIGITS.fullmatch(token) and back.search(YEAR_PREPOSITION_BEFORE):
         return "other"
-    if mention["ordinal"] or any(s <= start < e for s, e in dates) or OTHER_BEFORE.search(before) \
-            or OTHER_AFTER.match(after) or THOUSANDS_GROUPED.fullmatch(token) \
-            or SCALE_WORD_AFTER.match(after):
+    if mention["ordinal"] or in_date(start) or back.search(OTHER_BEFORE) \
+            or context.match_after(OTHER_AFTER, end) or THOUSANDS_GROUPED.fullmatch(token) \
+            or context.match_after(SCALE_WORD_AFTER, end):
         return "other"
     if denominator:
         mention["denominator"], mention["denominator_at"] = denominator[0], end + denominator[1]
-        mention["rated"] = _rates_something_else(before, after, denominator[1])
+        mention["rated"] = _rates_something_else(reply, lo, start, end, denominator[1])
         return "other" if mention["rated"] else "candidate"
     if next_word and next_word not in CONFIDENCE_WORDS and next_word not in PROMPT_WORDS and \
             not _cjk_value_word(next_word):
         return "other"
-    if OF_AFTER.match(after) and not OF_CONFIDENCE_AFTER.match(after):
+    if OF_AFTER.match(reply, end) and not context.match_after(OF_CONFIDENCE_AFTER, end):
         return "other"
-    if previous_word[:1].isupper() and WORD_SPACE_BEFORE.search(before) and \
-            not SENTENCE_START_BEFORE.search(before, 0, previous.start(1)) and \
+    if previous_word[:1].isupper() and back.search(WORD_SPACE_BEFORE) and \
+            not back.search(SENTENCE_START_BEFORE, previous.start(1)) and \
             previous_word.casefold() not in STOPWORDS and \
             previous_word.casefold() not in CONFIDENCE_LEAD and not \
-            LABEL_BEFORE.search(before) and not ASSIGNMENT_BEFORE.search(before):
+            back.search(LABEL_BEFORE) and not back.search(ASSIGNMENT_BEFORE):
         return "other"
-    label = WORD_COLON_BEFORE.search(before)
-    if label and not LABEL_COLON_BEFORE.search(before) and \
-            not _label_names_the_value(LABEL_PHRASE.search(before[:label.end()]).group(0)) and \
+    label = back.search(WORD_COLON_BEFORE)
+    phrase = _label_phrase(reply, lo, before[:label.end()]) if label else ""
+    if label and not back.search(LABEL_COLON_BEFORE) and not _label_names_the_value(phrase) and \
+            not (token not in answer_words and _label_is_the_answer(phrase, answer_words)) and \
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
                 "answer", "value", "verdict", "result", "reply", "scale"} and \
-            not CORRECTION.search(before[-30:]) and not ADJUSTMENT_RESULT_BEFORE.search(before):
+            not CORRECTION.search(before[-30:]) and not back.search(ADJUSTMENT_RESULT_BEFORE):
         # a part's value ("Discoverer: 80. Year: 60."), unless the answer gives the number
         mention["part"] = 0 <= mention["value"] <= 100 and token not in answer_words
         return "other"
-    if _statement_about_something_else(before) or _bound_after_a_noun(before):
+    if _statement_about_something_else(reply, start, context) or _bound_after_a_noun(before):
         return "other"
     if answer_words and token in answer_words and (
             next_word and next_word in answer_words or not 0 <= mention["value"] <= 100):
         return "other"
-    if mention["percent"] and DIGIT.search(before) and \
+    if mention["percent"] and DIGIT.search(reply, 0, start) and \
             f"{mention['value'].normalize():f}%" in answer_words:
         return "other"  # a percent the answer states, after a number ("20. ... at 2.00%")
     return "candidate"
@@ -12202,6 +12476,32 @@ def answer_percents(answer):
     values = (decimal_value(m.group(0)) for m in CONFIDENCE_NUMBER.finditer(answer)
               if PERCENT_MARK.match(answer, m.end()))
     return {f"{value.normalize():f}%" for value in values if value is not None}
+
+
+def _label_phrase(reply, lo, text):
+    """LABEL_PHRASE's match (the clause of a label) in text, the text before a label's end read
+    from lo in reply: in text when a stop (LABEL_STOP) lies in it before its last character
+    (the match starts after the last one), else in reply[:lo + len(text)] (the exact slow
+    way: the clause may start before the window)."""
+    if lo and not LABEL_STOP.search(text, 0, len(text) - 1):
+        text = reply[:lo + len(text)]
+    return LABEL_PHRASE.search(text).group(0)
+
+
+def _inside_test(spans):
+    """A test of whether a position is inside one of spans ((start, end, ...) tuples), as
+    any(start <= position < end ...) over them, in log time: the last span starting at or
+    before the position holds it if the furthest end of the spans up to it lies after it."""
+    if not spans:
+        return lambda position: False
+    ordered = sorted(spans)
+    starts = [span[0] for span in ordered]
+    furthest = list(itertools.accumulate((span[1] for span in ordered), max))
+
+    def inside(position):
+        index = bisect.bisect_right(starts, position) - 1
+        return index >= 0 and furthest[index] > position
+    return inside
 
 
 def confidence_mentions(reply, answer=None):
@@ -12224,14 +12524,16 @@ def confidence_mentions(reply, answer=None):
     percent"), after a label or a lead word ("about eighty", "yeah eighty") or as one of two
     joined by "or" ("sixty or eighty"); elsewhere they are ignored.
     """
+    context = NumberContext(reply)
     scale_spans = [(m.start(), m.end(), int(m.group("high"))) for m in SCALE_NOTE.finditer(reply)
                    if (m.group("low"), m.group("high")) in (("0", "100"), ("1", "100"), ("0", "10"),
                                                             ("1", "10"), ("0", "1"), ("1", "5"),
                                                             ("0", "5"))
-                   and (not BETWEEN_BEFORE.search(reply[:m.start()]) or
+                   and (not TextBefore(context.before(m.start())[1]).search(BETWEEN_BEFORE) or
                         (m.group("low"), m.group("high")) in (("0", "1"), ("0", "100")))]
     dates = [(d["start"], d["end"]) for d in date_mentions(reply, years=False)
              if d["month"] or d["season"]]
+    in_scale_note, in_date = _inside_test(scale_spans), _inside_test(dates)
     answer_words = set(folded_words(spelled_numbers_as_digits(prepared_text(answer)))) | set(
         folded_words(prepared_text(answer))) if answer else set()
     if answer and ("%" in answer or "per" in answer.casefold()):
@@ -12240,7 +12542,7 @@ def confidence_mentions(reply, answer=None):
     for start, end, kind in _number_spans(reply):
         if kind in ("fraction", "odds"):
             count, parts = _mention(reply, start, end, kind)
-            of_something = OF_SOMETHING_AFTER.match(reply[end:])
+            of_something = OF_SOMETHING_AFTER.match(reply, end)
             declined = kind == "odds" and DECLINED_BET_BEFORE.search(reply, 0, start)
             mentions.append({"value": count, "kind": "other" if of_something and
                              kind == "fraction" else "negated" if declined else "candidate",
@@ -12256,12 +12558,14 @@ def confidence_mentions(reply, answer=None):
                    "denominator": None, "decimal": kind == "spoken" or "." in token or
                    DECIMAL_COMMA.fullmatch(token) is not None, "start": start, "end": end,
                    "words": kind != "number"}
-        mention["kind"] = _classify_mention(reply, mention, answer_words, scale_spans, dates)
+        mention["kind"] = _classify_mention(reply, mention, answer_words, in_scale_note,
+                                            in_date, context)
         mentions.append(mention)
     denominators = {m.get("denominator_at") for m in mentions}
     ends = [m for m in mentions if m["kind"] == "candidate" and
             SCALE_END_IN_PARENTHESES.fullmatch(reply, m["start"] - 1, m["end"] + 1)]
-    if ends and any(m["kind"] == "candidate" and m not in ends for m in mentions):
+    end_ids = {id(m) for m in ends}  # each mention is its own dict: "not in ends" by identity
+    if ends and any(m["kind"] == "candidate" and id(m) not in end_ids for m in mentions):
         for mention in ends:  # the scale's ends named beside a value, not values
             mention["kind"] = "scale"
     stated = [high for _, _, high in scale_spans if high != 100] + [
@@ -12277,10 +12581,11 @@ def confidence_mentions(reply, answer=None):
                 not mention["percent"]:
             mention["denominator"] = decimal.Decimal(stated[0])
     return mark_complements(reply, _clause_numbers(
-        reply, _ranges(reply, [m for m in mentions if m["kind"] != "ignored"])))
+        reply, _ranges(reply, [m for m in mentions if m["kind"] != "ignored"], context),
+        context))
 
 
-def _clause_numbers(reply, mentions):
+def _clause_numbers(reply, mentions, context):
     """Mentions, with a number inside a "that" clause after a confidence word made another
     quantity when its sentence gives the value outside the clause, before it ("I am 90% sure
     that it was 12") or after it ("My confidence that its atomic number is 72 is 95 out of
@@ -12289,45 +12594,76 @@ def _clause_numbers(reply, mentions):
     if "that" not in reply and "THAT" not in reply:
         return mentions
     openers = list(THAT_CLAUSE.finditer(reply))
+    if not openers:
+        return mentions
+    opener_ends = [o.end() for o in openers]  # rising: the matches do not overlap
+    # the ends of the candidates before the mention read (their kinds are final by then):
+    # of those ending before an opener, the last is in its sentence if any one is, as a
+    # shorter span holds no stop a longer one does not
+    candidate_ends = []
     for index, mention in enumerate(mentions):
-        opener = next((o for o in reversed(openers) if o.end() <= mention["start"]), None)
-        if mention["kind"] != "candidate" or opener is None or \
-                not _one_sentence(reply, opener.end(), mention["start"]):
-            continue
-        following = mentions[index + 1] if index + 1 < len(mentions) else None
-        later = following is not None and following["kind"] == "candidate" and \
-            VALUE_LINK.match(reply, mention["end"], following["start"])
-        earlier = any(m["kind"] == "candidate" and m["end"] <= opener.start() and
-                      _one_sentence(reply, m["end"], opener.start()) for m in mentions)
-        if later or earlier:
-            mention["kind"] = "other"
+        at = bisect.bisect_right(opener_ends, mention["start"]) - 1  # the last opener before
+        opener = openers[at] if at >= 0 else None
+        if mention["kind"] == "candidate" and opener is not None and \
+                context.one_sentence(opener.end(), mention["start"]):
+            following = mentions[index + 1] if index + 1 < len(mentions) else None
+            later = following is not None and following["kind"] == "candidate" and \
+                VALUE_LINK.match(reply, mention["end"], following["start"])
+            last = bisect.bisect_right(candidate_ends, opener.start()) - 1
+            earlier = last >= 0 and context.one_sentence(candidate_ends[last], opener.start())
+            if later or earlier:
+                mention["kind"] = "other"
+        if mention["kind"] == "candidate":
+            candidate_ends.append(mention["end"])
     return mentions
 
 
-def _one_sentence(reply, start, end):
-    """True when no sentence stop or line break lies in reply[start:end]."""
-    return "\n" not in reply[start:end] and not SENTENCE_STOP.search(reply, start, end)
-
-
-def _statement_about_something_else(before):
-    """True when the sentence before a number states a quantity of something other than the
-    confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won", "The retention rate
-    for the quarter was 2.5%": QUANTITY_STATEMENT; "He left Poland at 20": PERSON_STATEMENT,
-    unless it rates). A sentence that talks of confidence
+def _statement_about_something_else(reply, position, context):
+    """True when the sentence before a number at position states a quantity of something
+    other than the confidence ("Inflation was 2.4%", "It passed 52-48", "Brazil won", "The
+    retention rate for the quarter was 2.5%": QUANTITY_STATEMENT; "He left Poland at 20":
+    PERSON_STATEMENT, unless it rates). A sentence that talks of confidence
     (CONFIDENCE_TALK) states none; nor does one that rates ("I'd rate it", "I'd say":
-    RATING_TALK) unless a quantity noun is its subject."""
-    sentence = SENTENCE_BREAK.split(before)[-1]
+    RATING_TALK) unless a quantity noun is its subject.
+
+    The sentence is the text after the last SENTENCE_BREAK (NumberContext.sentence_start, when
+    the number's window starts after the reply's). One that starts before the number's window
+    is read in parts, with the same results as whole:
+    the words of CONFIDENCE_TALK and RATING_TALK anywhere in it (NumberContext.holds), the
+    patterns anchored at the number (QUANTITY_STATEMENT, STATEMENT_VERB) in the window, and
+    PERSON_STATEMENT where it starts."""
+    lo = context.window_start(position)
+    if not lo:  # the text before the number is read whole
+        return _sentence_states_something_else(SENTENCE_BREAK.split(reply[:position])[-1])
+    opening = context.sentence_start(position)
+    if opening >= lo:
+        return _sentence_states_something_else(reply[opening:position])
+    if context.holds(CONFIDENCE_TALK, opening, position):
+        return False
+    window = TextBefore(reply[lo:position], plain=True)
+    rates = context.holds(RATING_TALK, opening, position)
+    if window.search(QUANTITY_STATEMENT) or context.person_statement(opening, position) and \
+            not rates:
+        return True
+    match = window.search(STATEMENT_VERB)
+    return bool(match) and match.group("subject").casefold() not in CONFIDENCE_SUBJECTS and \
+        not rates
+
+
+def _sentence_states_something_else(sentence):
+    """_statement_about_something_else of a sentence read whole."""
     if CONFIDENCE_TALK.search(sentence):
         return False
-    if QUANTITY_STATEMENT.search(sentence) or PERSON_STATEMENT.match(sentence) and \
+    back = TextBefore(sentence)
+    if back.search(QUANTITY_STATEMENT) or PERSON_STATEMENT.match(sentence) and \
             not RATING_TALK.search(sentence):
         return True
-    match = STATEMENT_VERB.search(sentence)
+    match = back.search(STATEMENT_VERB)
     return bool(match) and match.group("subject").casefold() not in CONFIDENCE_SUBJECTS and \
         not RATING_TALK.search(sentence)
 
 
-def _ranges(reply, mentions):
+def _ranges(reply, mentions, context):
     """Two candidate mentions joined by "-", "to" or "and" (after "between" or "from") are
     one range: a rising range is one candidate at its midpoint ("60-70%" -> 65%); a falling
     pair is a score, not a value ("52-48"); a range with a noun after it ("4-6 eggs") is
@@ -12338,8 +12674,9 @@ def _ranges(reply, mentions):
         low, high = mentions[index], mentions[index + 1]
         between = reply[low["end"]:high["start"]]
         joined = RANGE_JOIN.match(between) and (
-            not AND_WORD.search(between) or RANGE_OPENER_BEFORE.search(reply[:low["start"]])) \
-            and not CHOICE_BETWEEN.search(reply, 0, low["start"])
+            not AND_WORD.search(between) or
+            TextBefore(context.before(low["start"])[1]).search(RANGE_OPENER_BEFORE)) \
+            and not TextBefore(context.before(low["start"])[1]).search(CHOICE_BETWEEN)
         if not joined or "scale" in (low["kind"], high["kind"]) or \
                 "negated" in (low["kind"], high["kind"]):
             index += 1
@@ -12364,7 +12701,8 @@ def _ranges(reply, mentions):
 
 # round 10: a value stated as the chance of being wrong ("a 15% chance I'm wrong", "P(wrong) =
 # 0.1", "the odds that my answer is wrong at about 70%"): its complement is the confidence
-WRONG_CHANCE = (r"\b(?:chances?|probability|prob|p|odds|likelihood|risk)\b\W*(?:\w+\W+){0,5}?"
+_WRONG_CHANCE_WORD = r"\b(?:chances?|probability|prob|p|odds|likelihood|risk)\b"
+WRONG_CHANCE = (_WRONG_CHANCE_WORD + r"\W*(?:\w+\W+){0,5}?"
                 r"(?:wrong|incorrect|mistaken|in error|error|an? mistake)\b")
 WRONG_CHANCE_BEFORE = deferred_pattern(WRONG_CHANCE + r"[^.,;!?\n\d]*$", re.IGNORECASE)
 WRONG_CHANCE_AFTER = deferred_pattern(r"[^.,;!?\n]*?" + WRONG_CHANCE, re.IGNORECASE)
@@ -12379,13 +12717,37 @@ def mark_complements(reply, mentions):
     it ("No chance I'm wrong: 95% sure")."""
     if not may_contain(reply, WRONG_TEST):
         return mentions
+    follows = _wrong_chance_after(reply) if len(reply) > CONTEXT_WINDOW else \
+        lambda end: WRONG_CHANCE_AFTER.match(reply, end)
     for mention in mentions:
         start, end = mention["start"], mention["end"]
         if mention["kind"] == "candidate" and not SURE_AFTER.match(reply, end) and (
-                WRONG_CHANCE_AFTER.match(reply, end) or
-                WRONG_CHANCE_BEFORE.search(reply, max(0, start - 80), start)):
+                follows(end) or WRONG_CHANCE_BEFORE.search(reply, max(0, start - 80), start)):
             mention["complement"] = True
     return mentions
+
+
+WRONG_CHANCE_WORD = deferred_pattern(_WRONG_CHANCE_WORD, re.IGNORECASE)
+WRONG_CHANCE_START = deferred_pattern(WRONG_CHANCE, re.IGNORECASE)
+CLAUSE_END = deferred_pattern(r"[.,;!?\n]")  # what WRONG_CHANCE_AFTER's clause may not hold
+
+
+def _wrong_chance_after(reply):
+    """WRONG_CHANCE_AFTER.match(reply, end) as a test of end, for a long reply, from the places
+    of the reply found once: WRONG_CHANCE matches where one of its first words stands whole
+    (WRONG_CHANCE_WORD), and WRONG_CHANCE_AFTER at end when the first such place at or after
+    end comes before the clause's end (CLAUSE_END)."""
+    places = [m.start() for m in WRONG_CHANCE_WORD.finditer(reply)
+              if WRONG_CHANCE_START.match(reply, m.start())]
+    ends = [m.start() for m in CLAUSE_END.finditer(reply)]
+
+    def follows(end):
+        at = bisect.bisect_left(places, end)
+        if at == len(places):
+            return False
+        stop = bisect.bisect_left(ends, end)
+        return stop == len(ends) or ends[stop] >= places[at]
+    return follows
 
 
 def confidence_value(mention, scale):
@@ -12475,15 +12837,17 @@ def _labelled(reply, mentions):
     candidate after the label in the same sentence and line (a reason after it is not one:
     "Confidence: 95. It sits between 71 and 73")."""
     named = [m for m in mentions if m["kind"] in ("candidate", "other") and not m.get("pair")
-             and CONFIDENCE_LABEL.search(reply[max(0, m["start"] - 60):m["start"]])]
+             and search_ignoring_case(CONFIDENCE_LABEL,
+                                      reply[max(0, m["start"] - 60):m["start"]])]
     if not named:
         return []
     line_end = reply.find("\n", named[0]["end"])
     line_end = len(reply) if line_end < 0 else line_end
     stop = SENTENCE_STOP.search(reply, named[0]["end"], line_end)
     line_end = stop.start() if stop else line_end
+    named_ids = {id(m) for m in named}  # each mention is its own dict: "not in" by identity
     same_line = [m for m in mentions if named[0]["end"] <= m["start"] < line_end and
-                 m["kind"] == "candidate" and m not in named]
+                 m["kind"] == "candidate" and id(m) not in named_ids]
     return named + same_line
 
 
@@ -12511,15 +12875,17 @@ def value_for_the_rated_answer(reply, mentions, answer, scale):
     rated = folded_words(prepared_text(answer))
     if not 0 < len(rated) <= SHORT_ANSWER_WORDS:
         return None
+    value_ids = {id(m) for m in values}  # each mention is its own dict: "not in" by identity
+    other_starts = [m["start"] for m in mentions if m["kind"] == "other" and
+                    id(m) not in value_ids]  # in order, as the mentions are
     chosen, previous_end = [], 0
     for value in values:
         span = reply[previous_end:value["start"]]
         words = folded_words(span)
         if any(words[at:at + len(rated)] == rated for at in range(len(words))):
             chosen.append(value)
-        elif not _names_a_candidate(span) and not any(
-                m["kind"] == "other" and previous_end <= m["start"] < value["start"] and
-                m not in values for m in mentions):
+        elif not _names_a_candidate(span) and not _starts_within(
+                other_starts, previous_end, value["start"]):
             return None
         previous_end = value["end"]
     found = {confidence_value(m, scale) for m in chosen}
@@ -12563,12 +12929,14 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     mentions = confidence_mentions(reply, answer)
     strategy = None
     # a correction needs a candidate before it and one after it: two at least
-    several = sum(n["kind"] == "candidate" for n in mentions) >= 2
+    candidate_starts = [n["start"] for n in mentions if n["kind"] == "candidate"]
+    several = len(candidate_starts) >= 2
+    # a candidate after a correction: the last candidate starts after it
     corrections = [m for m in (CORRECTION.finditer(reply) if several else ())
-                   if any(n["start"] >= m.end() and n["kind"] == "candidate" for n in mentions)]
+                   if candidate_starts[-1] >= m.end()]
     # a first thought's value lies inside its correction, before its "but" (_FIRST_THOUGHT_BUT)
     last = max(corrections[-1].start(), corrections[-1].start("but")) if corrections else 0
-    if corrections and any(n["start"] < last and n["kind"] == "candidate" for n in mentions):
+    if corrections and candidate_starts[0] < last:
         mentions = [n for n in mentions if n["start"] >= corrections[-1].end()]
         strategy = "self_correction"
     labelled = _labelled(reply, mentions) if strategy is None else []

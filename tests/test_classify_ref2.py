@@ -4660,6 +4660,193 @@ class RobustReadingTest(unittest.TestCase):
                          "\nAnswer: Volga.")
         self.assertEqual(ref2.picked_option_as_answer(options + "Answer: C"), "\nAnswer: Ob")
 
+    # a number's context in a bounded window (NumberContext): readings of long replies of many
+    # numbers, each as the kit read it when every number read the whole text before it
+    LONG_READINGS = (
+        ("plus 1 " * 2000, None, (0.01, "single_value", None), (1.0, "single_value", None)),
+        ("I'd say 70. " * 100, None, (0.7, "single_value", None), (None, None, "out_of_range")),
+        ("70 or 80, " * 150, None, (None, None, "competing_values"),
+         (None, None, "out_of_range")),
+        ("I am sure about it " + "and it was 12 " * 300 + "so 85", None,
+         (None, None, "competing_values"), (None, None, "out_of_range")),
+        ("He left Poland at 20 " + "and later " * 120 + "at 30 and 40", None,
+         (None, None, "answer_repeated"), (None, None, "answer_repeated")),
+        ("Difficulty " + "very much " * 100 + "7/10", None, (None, None, "no_value"),
+         (None, None, "no_value")),
+        ("Difficulty aside. " + "very much " * 100 + "7/10", None, (0.7, "fraction", None),
+         (0.7, "fraction", None)),
+        ("Confidence (" + "as asked " * 80 + "): eighty", None, (0.8, "number_words", None),
+         (None, None, "out_of_range")),
+        ("1 " * 600 + "chance I'm wrong", None, (0.99, "single_value", None),
+         (0.0, "single_value", None)),
+        ("My confidence that " + "it is 7 " * 150 + "is 95", None,
+         (None, None, "competing_values"), (None, None, "out_of_range")),
+        ("I am 90% sure that " + "it was 12 and " * 150 + "more", None,
+         (0.9, "single_value", None), (0.9, "single_value", None)),
+        ("Confidence:" + " " * 600 + "85", None, (0.85, "single_value", None),
+         (None, None, "out_of_range")),
+        ("; ".join(f"Part{i}: {i % 90}" for i in range(400)), None,
+         (None, None, "competing_values"), (None, None, "out_of_range")),
+        (" ".join(f"Item{i}: 80" for i in range(300)), None, (None, None, "answer_repeated"),
+         (None, None, "answer_repeated")),
+        (" ".join(f"Name{i} {i % 90}." for i in range(200)) + " Paris 85", "Paris",
+         (0.85, "rated_answer", None), (None, None, "competing_values")),
+        ("70, actually 60 " * 300, None, (0.6, "self_correction", None),
+         (None, None, "out_of_range")),
+        ("between 60 and 80 " + "x " * 400 + "between 60 and 80", None,
+         (0.7, "range_midpoint", None), (None, None, "out_of_range")),
+        ("torn between " + "a " * 300 + "60 and 80", None, (None, None, "competing_values"),
+         (None, None, "out_of_range")),
+    )
+
+    def test_long_replies_of_many_numbers_keep_their_readings(self):
+        for reply, answer, percent, probability in self.LONG_READINGS:
+            for scale, (value, strategy, reason) in (("percent", percent),
+                                                     ("probability", probability)):
+                with self.subTest(reply=reply[:40], scale=scale):
+                    self.assertEqual(ref2.parse_confidence(reply, "ehq_ref-2", scale=scale,
+                                                           answer=answer),
+                                     {"value": value, "strategy": strategy, "reason": reason})
+
+    def test_a_window_starts_where_no_long_run_reaches_into_it(self):
+        window = ref2.CONTEXT_WINDOW
+        self.assertEqual(ref2.NumberContext("1 " * 100).window_start(150), 0)  # a short reply
+        plain = ref2.NumberContext("1 " * 1000)
+        self.assertEqual(plain.window_start(1500), 1500 - window)
+        self.assertEqual(plain.before(1500), (1500 - window, "1 " * (window // 2)))
+        spaced = ref2.NumberContext("1 " * 300 + " " * 40 + "1 " * 300)
+        self.assertEqual(spaced.window_start(700), 0)  # the run of spaces is inside
+        self.assertEqual(spaced.window_start(1240), 1240 - window)  # it ends before
+        mixed = ref2.NumberContext("1 " * 300 + "_ " * 20 + "1 " * 300)  # a run of [\s*_]
+        self.assertEqual(mixed.window_start(700), 0)
+
+    def test_the_context_reads_long_spans_as_the_slow_way_does(self):
+        reply = ("I think that it is 5. " + "Maybe that 7\nand 8; ok " * 40 + "x! y " * 30 +
+                 "He was 20 and sure 1 " * 30)
+        context = ref2.NumberContext(reply)
+        for start in range(0, len(reply), 37):
+            for end in range(start, len(reply) + 1, 53):
+                self.assertEqual(context.one_sentence(start, end),
+                                 ref2._one_sentence(reply, start, end))
+        numbers = [m.start() for m in ref2.CONFIDENCE_NUMBER.finditer(reply)]
+        for end in numbers:  # the sentence before a number, and the words in it
+            opening = context.sentence_start(end)
+            self.assertEqual(reply[opening:end], ref2.SENTENCE_BREAK.split(reply[:end])[-1])
+            for pattern in (ref2.CONFIDENCE_TALK, ref2.RATING_TALK):
+                self.assertEqual(context.holds(pattern, opening, end),
+                                 pattern.search(reply[opening:end]) is not None)
+        follows = ref2._wrong_chance_after("1 " * 300 + "chance I'm wrong. 2 " + "odds of error")
+        for end in range(0, 640):
+            self.assertEqual(follows(end), ref2.WRONG_CHANCE_AFTER.match(
+                "1 " * 300 + "chance I'm wrong. 2 " + "odds of error", end) is not None)
+
+    def test_spans_and_overlaps_are_found_as_by_scanning(self):
+        spans = [(3, 9, "a"), (0, 2, "b"), (20, 30, "c"), (5, 25, "d")]
+        inside = ref2._inside_test(spans)
+        for position in range(-1, 35):
+            self.assertEqual(inside(position), any(s <= position < e for s, e, _ in spans))
+        self.assertFalse(ref2._inside_test([])(0))
+        kept = ref2._DisjointSpans()
+        for start, end, kind in spans + [(9, 20, "e"), (2, 3, "f"), (8, 10, "g")]:
+            kept.add(start, end, kind)
+        self.assertEqual(kept.spans, [(0, 2, "b"), (2, 3, "f"), (3, 9, "a"), (9, 20, "e"),
+                                      (20, 30, "c")])
+
+    def test_look_back_patterns_reach_no_further_than_declared(self):
+        """Every unbounded run of a look-back pattern is of a class LONG_RUNS bounds; with each
+        run shorter than CONTEXT_RUN, no match reaches further back than its window."""
+        try:
+            from re import _parser as parser, _constants as constants
+        except ImportError:  # Python 3.10
+            import sre_parse as parser, sre_constants as constants
+        characters = (constants.LITERAL, constants.NOT_LITERAL, constants.ANY, constants.IN,
+                      constants.CATEGORY)
+        # each class of an unbounded run, and the class of LONG_RUNS that holds it
+        classes = {r"\s": r"\W", r"[^\S\n]": r"\W", r"\W": r"\W", r"\w": r"[\w'-]",
+                   r"[\w'-]": r"[\w'-]", r"[\w-]": r"[\w'-]", r"\d": r"[\w'-]",
+                   r"[\s*_]": r"[\s*_]", r"[\s*_#>'(-]": r"[\s*_#>'(-]"}
+        self.assertEqual({pattern.pattern for pattern in ref2.LONG_RUNS},
+                         {f"{run}{{{ref2.CONTEXT_RUN},}}" for run in classes.values()})
+        for run, holder in classes.items():
+            self.assertTrue(all(re.fullmatch(holder, c) for c in map(chr, range(0x3000))
+                                if re.fullmatch(run, c)), run)
+        bounded = [parser.parse(run).data[0] for run in classes]
+
+        def reach(items):
+            total = 0
+            for op, value in items:
+                if op in characters:
+                    total += 1
+                elif op in (constants.MAX_REPEAT, constants.MIN_REPEAT):
+                    low, high, sub = value
+                    if high == constants.MAXREPEAT:
+                        self.assertEqual(len(sub), 1)
+                        self.assertIn(sub[0], bounded)
+                        high = ref2.CONTEXT_RUN - 1
+                    total += high * reach(sub)
+                elif op == constants.SUBPATTERN:
+                    total += reach(value[-1])
+                elif op == constants.BRANCH:
+                    total += max(reach(branch) for branch in value[1])
+                else:  # an assertion or an anchor: no width
+                    self.assertIn(op, (constants.ASSERT, constants.ASSERT_NOT, constants.AT))
+            return total
+        for pattern, declared in ref2.LOOK_BACK_REACH.items():
+            with self.subTest(pattern=pattern.pattern[:50]):
+                self.assertLessEqual(reach(parser.parse(pattern.pattern, pattern.flags).data),
+                                     declared)
+                self.assertLess(declared, ref2.CONTEXT_WINDOW)
+        self.assertLess(max(ref2.LOOK_BACK_REACH[pattern] for pattern in (
+            ref2.PREVIOUS_WORD, ref2.SENTENCE_START_BEFORE)) * 2, ref2.NEAR_TAIL)
+        # CONFIDENCE_LABEL reads its window only when no ")" is in it: without its parenthesis,
+        # and after a ")", it reaches back less than the window
+        label = ref2.CONFIDENCE_LABEL.pattern
+        parenthesis = r"(?:\s*\([^)\n]*\))?"
+        self.assertIn(parenthesis, label)
+        for pattern in (label.replace(parenthesis, ""),
+                        r"\)" + label[label.index(parenthesis) + len(parenthesis):]):
+            self.assertLess(reach(parser.parse(pattern, re.IGNORECASE).data),
+                            ref2.CONTEXT_WINDOW)
+
+    def test_case_sensitive_twins_have_lower_case_letters(self):
+        try:
+            from re import _parser as parser, _constants as constants
+        except ImportError:  # Python 3.10
+            import sre_parse as parser, sre_constants as constants
+        capitals = set(range(ord("A"), ord("Z") + 1)) | {0x130, 0x131, 0x17f, 0x212a}
+
+        opcode = type(constants.LITERAL)
+
+        def letters(node):  # every character a parsed pattern names, as a code point
+            if isinstance(node, parser.SubPattern):
+                node = node.data
+            if isinstance(node, tuple) and len(node) == 2 and type(node[0]) is opcode:
+                if node[0] in (constants.LITERAL, constants.NOT_LITERAL):
+                    yield node[1]
+                    return
+                if node[0] == constants.RANGE:
+                    yield from range(node[1][0], node[1][1] + 1)
+                    return
+            if isinstance(node, (list, tuple)):
+                for child in node:
+                    yield from letters(child)
+        for pattern, twin in ref2.CASE_SENSITIVE_TWINS.items():
+            with self.subTest(pattern=pattern.pattern[:50]):
+                self.assertFalse(twin.flags & re.IGNORECASE)
+                parsed = parser.parse(twin.pattern, twin.flags)
+                self.assertFalse(capitals & set(letters(parsed.data)))
+        replies = ["Not 100 percent, maybe 85", "Confidence: 85", "OLASILIK: 70",
+                   "The rate was 2.5%", "Inflation FELL TO 3", "I'd say 70, not 80",
+                   "e.g. 70", "FROM 60 TO 80", "Between 60 and 70", "max: 100, conf 85"]
+        for reply in replies:
+            for at in range(len(reply) + 1):
+                for pattern in ref2.CASE_SENSITIVE_TWINS:
+                    before = ref2.TextBefore(reply[:at]).search(pattern) \
+                        if pattern in ref2.LOOK_BACK_REACH else \
+                        ref2.search_ignoring_case(pattern, reply[:at])
+                    found = pattern.search(reply[:at])
+                    self.assertEqual(before and before.span(), found and found.span())
+
 
 class Round11CompletionTest(LabelCases, unittest.TestCase):
     """Round 11 (blind): where the answer sits. A base model's continuation with invented
@@ -5289,6 +5476,23 @@ class Round13CcqFeqTest(LabelCases, unittest.TestCase):
             ("I'm not aware of Haverty-Lund syndrome. It may be linked to the COL4A1 gene.",
              self.SYNDROME, "HEDGE"),
         ))
+
+
+class Round13ConfidenceTest(ReadCases, unittest.TestCase):
+    """Confidence replies of blind corpus round 13, in own wordings: the rated answer named
+    again before its value, set apart by a spaced dash or a colon."""
+
+    def test_the_answer_named_before_its_value_rates_it(self):
+        self.assertReads((
+            ("Zizou Bergs - 70%", (0.7, None)), ("Bergs \u2013 65%", (0.65, None)),
+            ("Zizou Bergs: 80%", (0.8, None)), ("Bergs: 75", (0.75, None)),
+            ("Answer: Zizou Bergs \u2014 60%", (0.6, None))), answer="Zizou Bergs")
+        self.assertReads((("Lisbon - 85%", (0.85, None)), ("Lisbon: 85%", (0.85, None))),
+                         answer="The capital is Lisbon.")
+        # near-misses: a label that is not the answer names a part, and two parts compete
+        self.assertReads((("Discoverer: 80. Year: 60.", (None, "competing_values")),
+                          ("Marie Curie: 80. Year: 60.", (0.8, None))),
+                         answer="Marie Curie discovered it in 1898.")
 
 
 if __name__ == "__main__":
