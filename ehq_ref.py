@@ -13458,6 +13458,20 @@ def read_dotenv(path):
 
 
 SECRET_FRAGMENT = 8  # a leak of this many consecutive characters of a key is redacted
+BEARER_MIN = len("bearer") + 1 + 8  # the shortest "Bearer <token>" that redact() rewrites
+CLEAN_TEXTS_KEPT = 4096  # texts a Secrets remembers redact() left unchanged (then it starts over)
+CLEAN_TEXT_LENGTH = 100  # ... each at most this long (answers and prompts are seldom repeated)
+
+
+def _holds_fragment(text, fragments):
+    """Whether ``text`` contains one of ``fragments`` (all SECRET_FRAGMENT characters long):
+    its windows of that length are looked up when they are fewer than the fragments, else each
+    fragment is searched for (the same answer, whichever is less work)."""
+    windows = len(text) - SECRET_FRAGMENT + 1
+    if windows <= len(fragments):
+        return windows > 0 and not fragments.isdisjoint(
+            text[i:i + SECRET_FRAGMENT] for i in range(windows))
+    return any(map(text.__contains__, fragments))
 
 
 def header_value(name, value):
@@ -13483,7 +13497,10 @@ class Secrets:
         self.environ = os.environ if environ is None else environ
         self.dotenv = read_dotenv(dotenv) if isinstance(dotenv, str) else dict(dotenv or {})
         self._known = set()
-        self._fragments = frozenset()
+        # (fragments of the known keys, texts redact() found nothing in with them): replaced as
+        # one value when a key is added, so a text is never taken as clean under new fragments
+        self._redaction = (frozenset(), set())
+        self._headers = {}  # raw value -> its header_value, for the few keys a run uses
         self._lock = threading.Lock()
 
     def raw(self, name):
@@ -13497,12 +13514,19 @@ class Secrets:
         if not value:
             return None
         with self._lock:  # the raw value may be echoed too: remember both forms
-            for form in {value, value.strip()}:
-                if len(form) >= SECRET_FRAGMENT:
-                    self._known.add(form)
-            self._fragments = frozenset(key[i:i + SECRET_FRAGMENT] for key in self._known
-                                        for i in range(len(key) - SECRET_FRAGMENT + 1))
-        return header_value(name, value)
+            new = {form for form in (value, value.strip())
+                   if len(form) >= SECRET_FRAGMENT and form not in self._known}
+            if new:  # the fragments follow from the keys alone: unchanged keys, same fragments
+                self._known |= new
+                self._redaction = (frozenset(key[i:i + SECRET_FRAGMENT] for key in self._known
+                                             for i in range(len(key) - SECRET_FRAGMENT + 1)),
+                                   set())
+        header = self._headers.get(value)
+        if header is None:  # checked once per value (header_value depends on nothing else)
+            header = header_value(name, value)  # an InputError each time it is asked for
+            if len(self._headers) < 64:
+                self._headers[value] = header
+        return header
 
     @property
     def known(self):
@@ -13517,8 +13541,11 @@ class Secrets:
         replaced by [REDACTED] (and any "Bearer <token>")."""
         if not isinstance(text, str):
             return text
-        fragments = self._fragments
-        if fragments and any(fragment in text for fragment in fragments):
+        fragments, clean = self._redaction
+        if text in clean:  # redacted before, with these fragments, and nothing was found
+            return text
+        original = text
+        if fragments and _holds_fragment(text, fragments):
             hits = [index for index in range(len(text) - SECRET_FRAGMENT + 1)
                     if text[index:index + SECRET_FRAGMENT] in fragments]
             spans, kept = [], []
@@ -13532,7 +13559,13 @@ class Secrets:
                 kept += [text[position:start], "[REDACTED]"]
                 position = end
             text = "".join(kept) + text[position:]
-        return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+        if len(text) >= BEARER_MIN:  # one character per pattern element: shorter ones never match
+            text = re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+        if text == original and len(text) <= CLEAN_TEXT_LENGTH:  # field names and values recur
+            if len(clean) >= CLEAN_TEXTS_KEPT:
+                clean.clear()
+            clean.add(original)
+        return text
 
     def scrub(self, value):
         """JSON data with every string (and every object key) redacted (see redact)."""

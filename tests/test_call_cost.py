@@ -206,6 +206,72 @@ class RequestHashTest(TempDirTestCase):
         self.assertEqual(len(server.requests), 1)
 
 
+def redact_by_definition(text, keys):
+    """Secrets.redact as its docstring defines it: every run of SECRET_FRAGMENT or more
+    characters of a key replaced by [REDACTED], then any "Bearer <token>"."""
+    size = ehq_ref.SECRET_FRAGMENT
+    fragments = {key[i:i + size] for key in keys for i in range(len(key) - size + 1)}
+    covered = [False] * len(text)
+    for index in range(len(text) - size + 1):
+        if text[index:index + size] in fragments:
+            covered[index:index + size] = [True] * size
+    out, index = [], 0
+    while index < len(text):
+        if covered[index]:
+            while index < len(text) and covered[index]:
+                index += 1
+            out.append("[REDACTED]")
+        else:
+            out.append(text[index])
+            index += 1
+    return ehq_ref.re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", "".join(out))
+
+
+class SecretsTest(unittest.TestCase):
+    KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"
+
+    def texts(self, key):
+        rng = random.Random(11)
+        pieces = ["a", "b", "e", "r", " ", "\t", "B", "E", "-", "x", "y" * 30, "\u017f", "\u212a"]
+        texts = ["", "short", "Bearer abcdefgh", "BEARER\t12345678", "bearer 1234567",
+                 key, key[3:11], key[:7], "x" + key[10:18] + "y", "Authorization: Bearer " + key,
+                 "a" * 64, "x" * 300 + key[9:30]]
+        for _ in range(3000):
+            texts.append("".join(rng.choice(pieces + [key[rng.randrange(len(key)):][:12]])
+                                 for _ in range(rng.randrange(40))))
+        return texts
+
+    def test_redact_equals_its_definition_first_time_and_remembered(self):
+        secrets = ehq_ref.Secrets({"K": self.KEY, "W": "  " + self.KEY[:20] + " \n"})
+        secrets.get("K")
+        secrets.get("W")
+        keys = {self.KEY, "  " + self.KEY[:20] + " \n", self.KEY[:20]}
+        for text in self.texts(self.KEY) * 2:  # the second time, clean texts are remembered
+            self.assertEqual(secrets.redact(text), redact_by_definition(text, keys), text)
+        self.assertLessEqual(len(secrets._redaction[1]), ehq_ref.CLEAN_TEXTS_KEPT)
+
+    def test_a_text_remembered_clean_is_redacted_once_its_key_is_handed_out(self):
+        environ = {"A": "first-key-0123456789"}
+        secrets = ehq_ref.Secrets(environ)
+        secrets.get("A")
+        text = "echoed: second-key-9876543210"
+        self.assertEqual(secrets.redact(text), text)  # clean, and remembered as clean
+        environ["B"] = "second-key-9876543210"
+        self.assertEqual(secrets.get("B"), "second-key-9876543210")
+        self.assertEqual(secrets.redact(text), "echoed: [REDACTED]")
+        self.assertEqual(secrets.scrub({text: [text]}), {"echoed: [REDACTED]":
+                                                         ["echoed: [REDACTED]"]})
+
+    def test_get_checks_the_header_value_every_time_it_is_refused(self):
+        secrets = ehq_ref.Secrets({"K": "abc\ndefghijk", "OK": " okay-key-123 \n"})
+        for _ in range(2):
+            with self.assertRaises(ehq_ref.InputError) as caught:
+                secrets.get("K")
+            self.assertNotIn("defghijk", str(caught.exception))
+            self.assertEqual(secrets.get("OK"), "okay-key-123")
+        self.assertEqual(secrets.redact("okay-key-123"), "[REDACTED]")
+
+
 class CatalogTest(TempDirTestCase):
     def test_catalog_with_kept_hashes_equals_one_hashed_anew(self):
         result = ehq_ref.run_evaluation(ehq_ref.RunOptions(
