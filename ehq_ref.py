@@ -14279,6 +14279,7 @@ class AdaptiveConcurrency:
 # --- One call, with retries -------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=256)  # each reply is checked against the same few model names
 def canonical_model(name):
     """Lower-case alphanumerics of a model name (for identity comparisons)."""
     return re.sub(r"[^a-z0-9]", "", (name or "").lower())

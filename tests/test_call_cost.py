@@ -272,6 +272,21 @@ class SecretsTest(unittest.TestCase):
         self.assertEqual(secrets.redact("okay-key-123"), "[REDACTED]")
 
 
+class ModelIdentityTest(unittest.TestCase):
+    def test_kept_canonical_names_equal_names_made_anew(self):
+        names = [None, "", "gpt-4o-mini", "GPT-4o-Mini-2024-07-18", "models/gemini-2.5-flash",
+                 "Qwen/Qwen2.5-7B-Instruct:fastest", "\u00c9t\u00e9-7B", "local-model"] * 2
+        for name in names:
+            self.assertEqual(ehq_ref.canonical_model(name),
+                             ehq_ref.canonical_model.__wrapped__(name))
+        self.assertEqual(ehq_ref.canonical_model("GPT-4o-Mini-2024-07-18"), "gpt4omini20240718")
+        self.assertLessEqual(ehq_ref.canonical_model.cache_info().currsize, 256)
+        route = ehq_ref.Route(name="r", provider="openai", provider_model="gpt-4o-mini")
+        self.assertTrue(ehq_ref.model_identity(route, "gpt-4o-mini-2024-07-18"))
+        self.assertFalse(ehq_ref.model_identity(route, "gpt-4o-2024-08-06"))
+        self.assertIsNone(ehq_ref.model_identity(route, None))
+
+
 class CatalogTest(TempDirTestCase):
     def test_catalog_with_kept_hashes_equals_one_hashed_anew(self):
         result = ehq_ref.run_evaluation(ehq_ref.RunOptions(
