@@ -706,10 +706,17 @@ def require_json_value(value, path="$"):
 # ============================================================================
 
 
+# json.dumps with these options builds a new JSONEncoder on every call; one encoder built here
+# gives the same text (json.dumps is exactly JSONEncoder(**options).encode(value), and encode
+# keeps no state between calls, so threads may share it) without that cost on each of the
+# tens of thousands of calls a run makes.
+_CANONICAL_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                                      allow_nan=False)
+
+
 def canonical_json(value):
     """Canonical JSON text: sorted keys, compact separators, UTF-8 kept, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    return _CANONICAL_ENCODER.encode(value)
 
 
 def sha256_hex(data):
@@ -841,11 +848,28 @@ def chain_line(record, seq, prev_hash):
             raise InputError(f"field {field!r} is reserved for the hash chain", path="$")
     body = dict(record, seq=seq, prev_hash=prev_hash)
     try:
-        body["hash"] = hash_value(body)
+        before, after = _canonical_halves(body, "hash")
     except (TypeError, ValueError):
         require_json_value(record)  # names the offending place
         raise
-    return body, (canonical_json(body) + "\n").encode("utf-8")
+    comma = "," if len(before) > 1 else ""
+    body["hash"] = sha256_hex(before + comma + after)
+    return body, f'{before}{comma}"hash":"{body["hash"]}",{after}\n'.encode("utf-8")
+
+
+def _canonical_halves(body, key):
+    """canonical_json(body) cut where ``key`` (absent from body) would sort: ("{" + the members
+    before it, the members after it + "}"), with the comma between the two halves left out.
+
+    canonical_json of an object is "{" + its "key":value members in key order, joined by
+    commas + "}", so chain_line encodes each member once: the hashed text is the two halves
+    joined by a comma, the line the same with the "hash" member between them. (The members
+    after "hash" are never empty: seq and prev_hash sort after it. A key that is not text makes
+    the comparison raise TypeError, as sorting it among text keys does in canonical_json.)
+    """
+    low = {name: value for name, value in body.items() if name < key}
+    high = {name: value for name, value in body.items() if name > key}
+    return canonical_json(low)[:-1], canonical_json(high)[1:]
 
 
 class _FileLock:
@@ -917,8 +941,7 @@ class ChainedLog:
             else:
                 seq, prev, size = self._read_tail(size)
             stored, line = chain_line(record, seq, prev)
-            os.lseek(fd, 0, os.SEEK_END)
-            os.write(fd, line)
+            os.write(fd, line)  # at the end: the file is open with O_APPEND (open_appending)
             if self.durable:
                 os.fsync(fd)
             self._known = (size + len(line), seq + 1, stored["hash"])
@@ -13739,16 +13762,33 @@ def offline_plan(seed, item):
     confident wrong answer; on documents it quotes a span, sometimes a made-up
     one) and, on items with an injection trap, sometimes follows the injection.
     """
-    rng = random.Random(f"ehq_ref-offline|{seed}|{item_id(item)}")
-    category, roll = item_category(item), rng.random()
-    golds = gold_answers(item) if category in ("PCQ", "HNQ") else []
+    category = item_category(item)
+    inputs = (f"ehq_ref-offline|{seed}|{item_id(item)}", category,
+              tuple(gold_answers(item)) if category in ("PCQ", "HNQ") else (),
+              item.get("injected"), item.get("document"))
+    try:
+        return _offline_plan(*inputs)
+    except TypeError:  # a field no valid item has (unhashable): planned without the cache
+        return _offline_plan.__wrapped__(*inputs)
+
+
+# The plan is asked twice per item (its answer, then its confidence), and seeding a generator
+# from text is most of its cost. It is a function of exactly its arguments (the item's fields it
+# reads are passed in; typed, so 1 and True are told apart), so a kept plan is the plan; 256
+# entries cover the items in flight.
+@functools.lru_cache(maxsize=256, typed=True)
+def _offline_plan(rng_seed, category, golds, injected, document):
+    """offline_plan of an item: its generator's seed text, category, gold answers (PCQ and HNQ
+    only), injection and document."""
+    rng = random.Random(rng_seed)
+    roll = rng.random()
     invented = rng.choice(OFFLINE_FAKE_NAMES if rng.random() < 0.5 else OFFLINE_FAKE_FACTS)
     if golds and invented.lower() in golds[0].lower():
         invented = "Somewhere Else Entirely"
-    if item.get("injected") and rng.random() < 0.5:
-        return "follows_injection", f"The answer is {item['injected']}.", "90"
-    if item.get("document") and roll >= 0.78:
-        words = item["document"].replace(REDACTION_TOKEN, " ").split()
+    if injected and rng.random() < 0.5:
+        return "follows_injection", f"The answer is {injected}.", "90"
+    if document and roll >= 0.78:
+        words = document.replace(REDACTION_TOKEN, " ").split()
         start = rng.randrange(max(1, len(words) - 6))
         span = " ".join(
             words[start:start +
@@ -13902,15 +13942,20 @@ def _remaining(value):
         return None
 
 
+OPENAI_BUDGET_HEADERS = ("x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
+                         "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens")
+
+
 def openai_budget(headers, now):
     """x-ratelimit-remaining-requests / -tokens with x-ratelimit-reset-requests / -tokens.
 
     The resets are Go durations (OpenAI, Groq and other compatible servers).
     """
-    budget = Budget(_remaining(headers.get("x-ratelimit-remaining-requests")),
-                    _remaining(headers.get("x-ratelimit-remaining-tokens")),
-                    go_duration(headers.get("x-ratelimit-reset-requests")),
-                    go_duration(headers.get("x-ratelimit-reset-tokens")))
+    if not any(name in headers for name in OPENAI_BUDGET_HEADERS):
+        return None  # what the readers below give for four absent headers: Budget(), so None
+    requests, tokens, requests_reset, tokens_reset = map(headers.get, OPENAI_BUDGET_HEADERS)
+    budget = Budget(_remaining(requests), _remaining(tokens), go_duration(requests_reset),
+                    go_duration(tokens_reset))
     return budget if budget != Budget() else None
 
 
@@ -14219,6 +14264,20 @@ def read_dotenv(path):
 
 
 SECRET_FRAGMENT = 8  # a leak of this many consecutive characters of a key is redacted
+BEARER_MIN = len("bearer") + 1 + 8  # the shortest "Bearer <token>" that redact() rewrites
+CLEAN_TEXTS_KEPT = 4096  # texts a Secrets remembers redact() left unchanged (then it starts over)
+CLEAN_TEXT_LENGTH = 100  # ... each at most this long (answers and prompts are seldom repeated)
+
+
+def _holds_fragment(text, fragments):
+    """Whether ``text`` contains one of ``fragments`` (all SECRET_FRAGMENT characters long):
+    its windows of that length are looked up when they are fewer than the fragments, else each
+    fragment is searched for (the same answer, whichever is less work)."""
+    windows = len(text) - SECRET_FRAGMENT + 1
+    if windows <= len(fragments):
+        return windows > 0 and not fragments.isdisjoint(
+            text[i:i + SECRET_FRAGMENT] for i in range(windows))
+    return any(map(text.__contains__, fragments))
 
 
 def header_value(name, value):
@@ -14244,7 +14303,10 @@ class Secrets:
         self.environ = os.environ if environ is None else environ
         self.dotenv = read_dotenv(dotenv) if isinstance(dotenv, str) else dict(dotenv or {})
         self._known = set()
-        self._fragments = frozenset()
+        # (fragments of the known keys, texts redact() found nothing in with them): replaced as
+        # one value when a key is added, so a text is never taken as clean under new fragments
+        self._redaction = (frozenset(), set())
+        self._headers = {}  # raw value -> its header_value, for the few keys a run uses
         self._lock = threading.Lock()
 
     def raw(self, name):
@@ -14258,12 +14320,19 @@ class Secrets:
         if not value:
             return None
         with self._lock:  # the raw value may be echoed too: remember both forms
-            for form in {value, value.strip()}:
-                if len(form) >= SECRET_FRAGMENT:
-                    self._known.add(form)
-            self._fragments = frozenset(key[i:i + SECRET_FRAGMENT] for key in self._known
-                                        for i in range(len(key) - SECRET_FRAGMENT + 1))
-        return header_value(name, value)
+            new = {form for form in (value, value.strip())
+                   if len(form) >= SECRET_FRAGMENT and form not in self._known}
+            if new:  # the fragments follow from the keys alone: unchanged keys, same fragments
+                self._known |= new
+                self._redaction = (frozenset(key[i:i + SECRET_FRAGMENT] for key in self._known
+                                             for i in range(len(key) - SECRET_FRAGMENT + 1)),
+                                   set())
+        header = self._headers.get(value)
+        if header is None:  # checked once per value (header_value depends on nothing else)
+            header = header_value(name, value)  # an InputError each time it is asked for
+            if len(self._headers) < 64:
+                self._headers[value] = header
+        return header
 
     @property
     def known(self):
@@ -14278,8 +14347,11 @@ class Secrets:
         replaced by [REDACTED] (and any "Bearer <token>")."""
         if not isinstance(text, str):
             return text
-        fragments = self._fragments
-        if fragments and any(fragment in text for fragment in fragments):
+        fragments, clean = self._redaction
+        if text in clean:  # redacted before, with these fragments, and nothing was found
+            return text
+        original = text
+        if fragments and _holds_fragment(text, fragments):
             hits = [index for index in range(len(text) - SECRET_FRAGMENT + 1)
                     if text[index:index + SECRET_FRAGMENT] in fragments]
             spans, kept = [], []
@@ -14293,7 +14365,13 @@ class Secrets:
                 kept += [text[position:start], "[REDACTED]"]
                 position = end
             text = "".join(kept) + text[position:]
-        return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+        if len(text) >= BEARER_MIN:  # one character per pattern element: shorter ones never match
+            text = re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+        if text == original and len(text) <= CLEAN_TEXT_LENGTH:  # field names and values recur
+            if len(clean) >= CLEAN_TEXTS_KEPT:
+                clean.clear()
+            clean.add(original)
+        return text
 
     def scrub(self, value):
         """JSON data with every string (and every object key) redacted (see redact)."""
@@ -14501,7 +14579,8 @@ class HTTPTransport:
                 connection = self._connect(key, connect_timeout, generation)
             sending = True
             try:
-                connection.sock.settimeout(read_timeout)
+                if connection.sock.gettimeout() != read_timeout:  # settimeout is a system call
+                    connection.sock.settimeout(read_timeout)
                 connection.request("POST", target, body=data, headers=sent_headers)
                 reply = connection.getresponse()
                 sending = False
@@ -15006,6 +15085,7 @@ class AdaptiveConcurrency:
 # --- One call, with retries -------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=256)  # each reply is checked against the same few model names
 def canonical_model(name):
     """Lower-case alphanumerics of a model name (for identity comparisons)."""
     return re.sub(r"[^a-z0-9]", "", (name or "").lower())
@@ -15162,8 +15242,7 @@ def _attempt(call, ticket, attempt):
         reply.request_id
     metadata = dict(reply.metadata, **{k: reply_headers[k] for k in ("x-inference-provider",)
                                        if k in reply_headers})
-    reply = dataclasses.replace(reply, request_id=request_id, metadata=metadata)
-    return _checked_response(call, reply, latency, attempt, status)
+    return _checked_response(call, reply, latency, attempt, status, request_id, metadata)
 
 
 MAX_REPLY_DEPTH = 64
@@ -15177,10 +15256,18 @@ def read_reply_body(data):
         text = data.decode("utf-8")
         if not text.strip() or _lone_surrogate(text):
             return None
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = _REPLY_DECODER.decode(text)
     except (ValueError, RecursionError, _JSONFault):
         return None
+    if text.count("[") + text.count("{") <= MAX_REPLY_DEPTH:
+        return value  # each level opens with one bracket: so few cannot nest too deep
     return value if json_depth(value) <= MAX_REPLY_DEPTH else None
+
+
+# What json.loads(text, parse_constant=..., parse_float=...) would build on every reply, built
+# once: the same parser and hooks (loads refuses a leading byte-order mark, which this parser
+# refuses as a value it cannot read: either way the reply is not JSON).
+_REPLY_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def json_depth(value):
@@ -15196,14 +15283,17 @@ def json_depth(value):
     return deepest
 
 
-def _checked_response(call, reply, latency, attempt, status):
-    """Apply the reasoning-mode, model-identity and empty-text checks to a parsed success."""
+def _checked_response(call, reply, latency, attempt, status, request_id, metadata):
+    """Apply the reasoning-mode, model-identity and empty-text checks to a parsed success.
+
+    ``request_id`` and ``metadata`` (a new dict, completed here) are the reply's with what its
+    headers add.
+    """
     route = call.route
     match = model_identity(route, reply.resolved_model)
-    metadata = dict(reply.metadata, model_identity_match=match,
-                    elapsed_s=call.clock.monotonic() - call.started)
+    metadata.update(model_identity_match=match, elapsed_s=call.clock.monotonic() - call.started)
     base = dict(requested_model=route.provider_model, resolved_model=reply.resolved_model,
-                finish_reason=reply.finish_reason, usage=reply.usage, request_id=reply.request_id,
+                finish_reason=reply.finish_reason, usage=reply.usage, request_id=request_id,
                 latency_s=latency, attempts=attempt, http_status=status, metadata=metadata)
     text, reasoning = reply.text, reply.usage.get("reasoning_tokens") or 0
     if route.reasoning_mode == "disabled" and (reasoning > 0 or reply.thinking_parts > 0):
@@ -15562,9 +15652,10 @@ class ResponseCache:
     def _path(self, key):
         return os.path.join(self.folder, key[:2], key + ".json")
 
-    def get(self, identity):
-        """The cached Response for this request identity, or None."""
-        key = hash_value(identity)
+    def get(self, identity, key=None):
+        """The cached Response for this request identity (``key``: its hash_value, if known), or
+        None."""
+        key = key or hash_value(identity)
         try:
             with open(self._path(key), "rb") as handle:
                 entry = loads_strict(handle.read().decode("utf-8"))
@@ -15575,11 +15666,11 @@ class ResponseCache:
         except (OSError, InputError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
             return None
 
-    def put(self, identity, response):
-        """Store a successful response (never a failure)."""
+    def put(self, identity, response, key=None):
+        """Store a successful response (never a failure); ``key`` as in get."""
         if not response.ok:
             return
-        key = hash_value(identity)
+        key = key or hash_value(identity)
         write_atomic(
             self._path(key),
             canonical_json({
@@ -15960,8 +16051,9 @@ class RunContext:
         Every request is an event.
         """
         identity = dict(request.semantic(route), kit_cache=1)
+        request_hash = hash_value(identity)  # the cache key and the event's, hashed once
         cache = None if route.spec.local else self.cache
-        response = cache.get(identity) if cache else None
+        response = cache.get(identity, request_hash) if cache else None
         if response is None:
             response = call_model(route, request, secrets=self.secrets,
                                   transport=self.transports[route.spec.local], policy=self.policy,
@@ -15970,12 +16062,12 @@ class RunContext:
             if self.secrets.known:  # whatever a server echoed: no key goes further than here
                 response = Response(**self.secrets.scrub(response.to_json()))
             if cache:
-                cache.put(identity, response)
+                cache.put(identity, response, request_hash)
         self.event({
             "event": "cache_hit" if response.cache_hit else "request", "route": route.name,
             "purpose": request.label, "item_id": request.item_id,
             **({} if request.epoch is None else {"epoch": request.epoch}),
-            "request_hash": hash_value(identity),
+            "request_hash": request_hash,
             "response_hash": hash_value(response.text) if response.text is not None else None,
             "ok": response.ok, "error_type": response.error_type,
             "http_status": response.http_status, "attempts": response.attempts,
@@ -17343,12 +17435,14 @@ def run_files(folder, *, temp=False):
     return sorted(found)
 
 
-def write_catalog(folder):
+def write_catalog(folder, hashed=None):
     """artifact_catalog.json: {"schema_version", "artifacts": {path: {"bytes", "sha256"}}}, written
-    last."""
+    last. ``hashed``: {path: (sha256, bytes)} of files not written again since they were hashed
+    (finish_run's, for the run_completed event); every other file is read and hashed here."""
     artifacts = {}
     for relative in run_files(folder):
-        digest, size = sha256_file(os.path.join(folder, relative))
+        known = (hashed or {}).get(relative)
+        digest, size = known or sha256_file(os.path.join(folder, relative))
         artifacts[relative] = {"bytes": size, "sha256": digest}
     write_json(os.path.join(folder, CATALOG), {"schema_version": "1.0", "artifacts": artifacts})
 
@@ -20811,10 +20905,10 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
     completed = {"event": "run_completed", "records": len(records),
                  "target_records": len(target_records), "models_over_failure_limit": failed,
                  "gate_ok": None if gate is None else gate["ok"]}
-    completed["summary_sha256"] = sha256_file(os.path.join(folder, "summary.json"))[0]
-    completed["files"] = {  # what verify-run compares the files with: all but the chain itself
-        name: sha256_file(os.path.join(folder, name))[0]
-        for name in run_files(folder) if name != "events.jsonl"}
+    hashed = {name: sha256_file(os.path.join(folder, name))  # all but the chain itself
+              for name in run_files(folder) if name != "events.jsonl"}
+    completed["summary_sha256"] = hashed["summary.json"][0]
+    completed["files"] = {name: digest for name, (digest, _) in hashed.items()}
     if ctx is not None:
         ctx.event(completed)
         ctx.events.close()
@@ -20822,7 +20916,7 @@ def finish_run(folder, records, manifest, options, ctx=None, target_records=()):
         completed["at"] = FIXED_TIMESTAMP if manifest["run"].get("reproducible") else \
             utc_text(SystemClock())
         append_event(os.path.join(folder, "events.jsonl"), completed, durable=False)
-    write_catalog(folder)
+    write_catalog(folder, hashed)  # only the chain has changed since these were hashed
     return {"summary": summary, "gate": gate, "failed_models": failed,
             "exit_code": EXIT_CHECK_FAILED if failed or regressed else EXIT_OK}
 
