@@ -5370,6 +5370,8 @@ def cut_insets(line, cut):
             done = found.end()
     parts.append(line[done:])
     return "".join(parts)
+
+
 # The word an aside follows in its line ("Hafnium (Z = 72)" -> "Hafnium"): what it is said of.
 WORD_BEFORE_ASIDE = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 CLAUSE_BOUNDARY = deferred_pattern(
@@ -6842,6 +6844,8 @@ def reported_description_before(piece, start):
         stop -= 1
     return REPORTED_DESCRIPTION.search(
         piece, max(0, stop - REPORTED_DESCRIPTION_CHARS), start) is not None
+
+
 # round 9: a modal that only leads into advice ("X's archives might be good places to look",
 # "the registry could also be the place to start"): between the modal and the advice marker
 # a copula at most, so the modal qualifies the advice, not an answer.
@@ -7169,9 +7173,9 @@ def _word_start_search(search, text, position):
     checked here: a pattern without its leading \\b can skip ahead to its literal prefix)."""
     match = search(text, position)
     while match is not None:
-        start = match.start()
-        before = start > 0 and _is_word(text[start - 1])
-        if before != (start < len(text) and _is_word(text[start])):
+        start = match.start()  # _is_word written out: this runs for most matches of a scan
+        before = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+        if before != (start < len(text) and (text[start].isalnum() or text[start] == "_")):
             return match
         match = search(text, start + 1)
     return None
@@ -7363,8 +7367,9 @@ class Lexicon:
             # leftmost; the earlier pattern on a tie
             start, number, match = min(heads) if len(heads) > 1 else heads[0]
             end = match.end()
-            if "\n" not in text[start:end]:
-                found.append((names[number], start, end, text[start:end]))
+            said = text[start:end]
+            if "\n" not in said:
+                found.append((names[number], start, end, said))
             position = end if end > start else start + 1
             if position > size:
                 break
@@ -8396,8 +8401,10 @@ def has_content_words(text, context, extra=frozenset()):
     says = context.says
     if extra:
         return any(says(word) and stem(word) not in extra for word in folded_words(text))
+    kept = context._said  # what says keeps, read here first: most words are kept there
     for word in folded_words(text):
-        if says(word):
+        said = kept.get(word)
+        if said or said is None and says(word):
             return True
     return False
 
@@ -8419,7 +8426,10 @@ def marker_phrase(piece, start, end, words=None):
     it. words: the spans of the NAME_WORD runs of the piece, when the caller has them (a
     piece with many markers is then not read again from its start for each)."""
     if words is None:
-        words = [found.span() for found in NAME_WORD.finditer(piece, 0, start)]
+        before = NAME_WORD.findall(piece, 0, start)[-1:]
+        if not before:
+            return None
+        return " ".join(folded_words(before[0] + " " + piece[start:end]))
     at = bisect.bisect_left(words, (start,))  # the runs that begin before start
     if not at:
         return None
@@ -8437,10 +8447,14 @@ def read_pieces(text, pieces, raws=None):
     for number, piece in enumerate(pieces):
         begin = text.find(piece, at)
         at = begin + len(piece) if begin >= 0 else at
-        after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
+        before = begin  # text[:begin].rstrip().endswith(","), without copying the text
+        while before > 0 and text[before - 1].isspace():
+            before -= 1
+        after_comma = begin > 0 and before > 0 and text[before - 1] == ","
         markers = clause_markers(piece, found=None if raws is None else raws[number],
                                  after_comma=after_comma)
-        words = [found.span() for found in NAME_WORD.finditer(piece)] if markers else ()
+        words = [found.span() for found in NAME_WORD.finditer(piece)] if len(markers) > 1 \
+            else None  # read once for a piece of many markers, else before the one
         result.append((piece, begin, [(role, start, end, marker_phrase(piece, start, end, words))
                                       for role, start, end in markers]))
     return result
