@@ -7576,26 +7576,9 @@ LETTER_FOLDS = str.maketrans({"ø": "o", "æ": "ae", "ł": "l", "đ": "d", "þ":
                               "œ": "oe", "ı": "i", "ħ": "h", "ŧ": "t"})
 
 
-FOLDED_WORDS_KEPT = 65536  # texts of up to FOLDED_TEXT_MAX_CHARS whose folded words are kept
-FOLDED_TEXT_MAX_CHARS = 1000
-_kept_folded_words = {}
-
-
 def folded_words(text):
     """Words of text, diacritics and LETTER_FOLDS folded and case folded (hyphenated words
-    kept whole). A new list each time; the words of the last FOLDED_WORDS_KEPT short texts
-    are kept (a reading folds the same clause text several times)."""
-    kept = _kept_folded_words.get(text)
-    if kept is None:
-        kept = tuple(_folded_words(text))
-        if len(text) <= FOLDED_TEXT_MAX_CHARS:
-            if len(_kept_folded_words) >= FOLDED_WORDS_KEPT:
-                _kept_folded_words.clear()
-            _kept_folded_words[text] = kept
-    return list(kept)
-
-
-def _folded_words(text):
+    kept whole)."""
     if not text.isascii():
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
                        if not unicodedata.combining(ch))

@@ -4730,14 +4730,6 @@ class RobustReadingTest(unittest.TestCase):
         later = ref2.read_answer("I don't know. Maybe Bao Dai (Nguyen Phuc Vinh Thuy).", item)[0]
         self.assertEqual((ref2.first_content(later), ref2.first_content(later[:1])), (1, 1))
 
-    def test_kept_folded_words_equal_a_fresh_reading(self):
-        for text in ("S\u00f8ndergaard's co-op won", "The answer is 1,455 \u00b0C.", "x" * 1001):
-            first = ref2.folded_words(text)
-            first.append("changed")  # a caller's list is its own
-            self.assertEqual(ref2.folded_words(text), ref2._folded_words(text))
-        self.assertIn("S\u00f8ndergaard's co-op won", ref2._kept_folded_words)
-        self.assertNotIn("x" * 1001, ref2._kept_folded_words)  # only short texts are kept
-
 
 class Round11CompletionTest(LabelCases, unittest.TestCase):
     """Round 11 (blind): where the answer sits. A base model's continuation with invented
