@@ -5466,6 +5466,38 @@ INSET = deferred_pattern(r'"(?P<quote>[^"\n]+)"(?P<qstop>[.!?]?)'
                    r"|(?<![\w])'(?P<single>[^\n]*?[^\s'])'(?![\w])(?P<sstop>[.!?]?)"
                    r"|\((?P<paren>[^()\n]*)\)")
 INSET_MARK = "\u2063"
+# Where a single-quoted inset can close: a character that is no space or quote, then the
+# quote, then no word character (INSET's single branch ends so).
+SINGLE_QUOTE_CLOSE = deferred_pattern(r"[^\s'](?='(?![\w]))")
+INSET_OPEN = deferred_pattern(r"[\"'(]")
+INSET_QUOTES_SUB = 8  # a line with at most this many single quotes is cut by INSET.sub
+
+
+def cut_insets(line, cut):
+    """INSET.sub(cut, line) in time linear in the line. INSET.sub tries a single-quoted inset
+    at each opening quote and, where none closes later in the line, scans to the line's end
+    each time: quadratic in a line of quotes ("'" * 18000). Here an opening quote at or after
+    the last place one can close (SINGLE_QUOTE_CLOSE) is not tried: its inset has nowhere to
+    close, and no other branch of INSET opens with a quote. Every other place an inset can
+    open (INSET_OPEN) is tried left to right, as sub does."""
+    if line.count("'") <= INSET_QUOTES_SUB:
+        return INSET.sub(cut, line)
+    last = -1
+    for last_close in SINGLE_QUOTE_CLOSE.finditer(line):
+        last = last_close.start()
+    parts, done, match = [], 0, INSET.match
+    for opening in INSET_OPEN.finditer(line):
+        start = opening.start()
+        if start < done or start >= last and line[start] == "'":
+            continue
+        found = match(line, start)
+        if found is not None:
+            parts += (line[done:start], cut(found))
+            done = found.end()
+    parts.append(line[done:])
+    return "".join(parts)
+
+
 # The word an aside follows in its line ("Hafnium (Z = 72)" -> "Hafnium"): what it is said of.
 WORD_BEFORE_ASIDE = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 CLAUSE_BOUNDARY = deferred_pattern(
@@ -5616,8 +5648,8 @@ def answer_clauses(text):
                            before.group(1) if before else None))
             return f" {INSET_MARK} "
 
-        body = INSET.sub(cut, line) if ("(" in line or '"' in line or " '" in line or
-                                         line[:1] == "'") else line
+        body = cut_insets(line, cut) if ("(" in line or '"' in line or " '" in line or
+                                          line[:1] == "'") else line
         taken = 0
         for number, (piece, joined) in enumerate(_split_clauses(body, "line")):
             held = insets[taken:taken + piece.count(INSET_MARK)]
@@ -6955,6 +6987,22 @@ REPORTED_DESCRIPTION = deferred_pattern(
     r"\b(?:described|characteri[sz]ed|called|termed|labell?ed|classified|referred to|"
     r"dubbed) (?:(?:it|them|this|these|him|her) )?as\s*$|\b(?:dubbed|termed|called) "
     r"(?:it|them|this|these|him|her)\s*$", re.IGNORECASE)
+# its longest match before the closing \s* ("characterized these as")
+REPORTED_DESCRIPTION_CHARS = 22
+
+
+def reported_description_before(piece, start):
+    """True when REPORTED_DESCRIPTION ends piece[:start]. Searched in a window: a match is
+    at most REPORTED_DESCRIPTION_CHARS characters and then whitespace up to start (\\s is
+    str.isspace), and its \\b sees the character before the window; a piece with a hedge at
+    every word is no longer read again from its start for each of them."""
+    stop = start
+    while stop and piece[stop - 1].isspace():
+        stop -= 1
+    return REPORTED_DESCRIPTION.search(
+        piece, max(0, stop - REPORTED_DESCRIPTION_CHARS), start) is not None
+
+
 # round 9: a modal that only leads into advice ("X's archives might be good places to look",
 # "the registry could also be the place to start"): between the modal and the advice marker
 # a copula at most, so the modal qualifies the advice, not an answer.
@@ -7293,12 +7341,39 @@ def _word_start_search(search, text, position):
     checked here: a pattern without its leading \\b can skip ahead to its literal prefix)."""
     match = search(text, position)
     while match is not None:
-        start = match.start()
-        before = start > 0 and _is_word(text[start - 1])
-        if before != (start < len(text) and _is_word(text[start])):
+        start = match.start()  # _is_word written out: this runs for most matches of a scan
+        before = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+        if before != (start < len(text) and (text[start].isalnum() or text[start] == "_")):
             return match
         match = search(text, start + 1)
     return None
+
+
+# A line of non-word characters only ("...", an emoji alone): there a leading ^\\W* runs on
+# into the next line, and a search tries it again from every line start of the run.
+NON_WORD_LINE = deferred_pattern(r"^[^\w\n]*$", re.MULTILINE)
+NON_WORD_RUN = deferred_pattern(r"\W*")
+
+
+def _run_once_search(match, text, position):
+    """search(text, position) of a pattern that opens with ^\\W* (match: its match), linear
+    in the text: tried at each line start, the first that matches wins, as search finds it;
+    after a failure at a line start, every line start inside the \\W run that follows it
+    fails too (its ^\\W* can end only where that run lets the first one end, and the rest of
+    the pattern never looks at where the match began), so the next try is after the run."""
+    start = position
+    if start and text[start - 1] != "\n":
+        start = text.find("\n", start) + 1
+        if not start:
+            return None
+    run = NON_WORD_RUN.match
+    while True:
+        found = match(text, start)
+        if found is not None:
+            return found
+        start = text.find("\n", run(text, start).end()) + 1
+        if not start:
+            return None
 
 
 class Lexicon:
@@ -7322,6 +7397,7 @@ class Lexicon:
         self.searches = tuple(functools.partial(_word_start_search, compiled.search)
                               if boundary else compiled.search for compiled, boundary in self.fast)
         self._slow_searches = None  # compiled when first needed: most texts never need them
+        self._run_once = {}  # the searches with _run_once_search, built when first needed
         first = {}
         for number, options in enumerate(self.keys):
             for key in options[0] if options else ():
@@ -7354,6 +7430,10 @@ class Lexicon:
                                    if " " in word))
         self.options = tuple(tuple((option & solid_words, tuple(sorted(option & spaced_words)))
                                    for option in found) for found in self.others)
+        # the patterns with further keys to check, and the spaced keys an ASCII text can hold
+        self.checked = frozenset(number for number, found in enumerate(self.options) if found)
+        self.ascii_spaced = tuple((word, numbers) for word, numbers in self.spaced
+                                  if word.isascii())
         self.chunks = {}
         self.skipped = {}
 
@@ -7363,6 +7443,18 @@ class Lexicon:
             self._slow_searches = tuple(re.compile(part, re.IGNORECASE | re.MULTILINE).search
                                         for part in self.parts)
         return self._slow_searches
+
+    def run_once_searches(self, searches):
+        """searches (self.searches or slow_searches()) with each pattern that opens with
+        ^\\W* searched by _run_once_search, for a text with a line of non-word characters
+        only (NON_WORD_LINE), where a plain search of such a pattern takes quadratic time."""
+        kept = self._run_once.get(searches is self.searches)
+        if kept is None:
+            kept = self._run_once[searches is self.searches] = tuple(
+                functools.partial(_run_once_search, search.__self__.match)
+                if part.startswith("^\\W*") and len(split_alternatives(part)) == 1 else search
+                for part, search in zip(self.parts, searches))
+        return kept
 
     def _chunk(self, chunk):
         """(patterns whose first key the chunk holds, the key words it holds) of one lowered
@@ -7396,7 +7488,8 @@ class Lexicon:
             numbers, words = chunks.get(part) or self._chunk(part)
             active |= numbers
             present |= words
-        for word, numbers in self.spaced:
+        # a key with a letter outside ASCII is in no ASCII text
+        for word, numbers in self.ascii_spaced if lowered.isascii() else self.spaced:
             if word in lowered:
                 active |= numbers
         if skip:
@@ -7405,19 +7498,17 @@ class Lexicon:
                 left_out = self.skipped[skip] = frozenset(
                     number for number, name in enumerate(self.names) if name in skip)
             active -= left_out
-        kept = []
         options = self.options
-        for number in sorted(active):
+        for number in active & self.checked:  # only these have further keys to hold
             for solid, spaced in options[number]:
                 if present.isdisjoint(solid):
                     for word in spaced:
                         if word in lowered:
                             break
                     else:
+                        active.discard(number)
                         break
-            else:
-                kept.append(number)
-        return kept
+        return sorted(active)
 
     def scan(self, text, active=None):
         """(name, start, end, matched text) of every match, as the alternation finds them;
@@ -7432,6 +7523,8 @@ class Lexicon:
         lowered = text.lower()
         subject, searches = (lowered, self.searches) if len(lowered) == len(text) else (
             text, self.slow_searches())
+        if "\n" in subject and NON_WORD_LINE.search(subject) is not None:
+            searches = self.run_once_searches(searches)
         size, names = len(text), self.names
         heads = []  # (start, pattern number, match) of each pattern's next match
         for number in active:
@@ -7442,8 +7535,9 @@ class Lexicon:
             # leftmost; the earlier pattern on a tie
             start, number, match = min(heads) if len(heads) > 1 else heads[0]
             end = match.end()
-            if "\n" not in text[start:end]:
-                found.append((names[number], start, end, text[start:end]))
+            said = text[start:end]
+            if "\n" not in said:
+                found.append((names[number], start, end, said))
             position = end if end > start else start + 1
             if position > size:
                 break
@@ -7555,7 +7649,10 @@ def clause_markers(text, active=None, found=None, after_comma=False):
         "'" in text else ()
     markers = []
     for role, start, end, said in found:
-        if quoted and any(left <= start < right for left, right in quoted):
+        # the spans do not overlap and come in order: the last that opens at or before start
+        # is the only one that can hold it
+        at = bisect.bisect_right(quoted, (start, math.inf)) if quoted else 0
+        if at and start < quoted[at - 1][1]:
             continue
         if (start > 0 or after_comma and TITLE_WORD_AFTER.match(text, end)) and \
                 role in TITLE_CASE_ROLES and not said.islower() and any(
@@ -8463,8 +8560,10 @@ def has_content_words(text, context, extra=frozenset()):
     says = context.says
     if extra:
         return any(says(word) and stem(word) not in extra for word in folded_words(text))
+    kept = context._said  # what says keeps, read here first: most words are kept there
     for word in folded_words(text):
-        if says(word):
+        said = kept.get(word)
+        if said or said is None and says(word):
             return True
     return False
 
@@ -8480,14 +8579,21 @@ def _pieces(text):
     return [piece for piece in PIECE_BREAK.split(text) if piece.strip()]
 
 
-def marker_phrase(piece, start, end):
+def marker_phrase(piece, start, end, words=None):
     """The marker at start:end of a piece with the word before it, as folded words joined by
     spaces (what is_question_phrase looks for in the question); None when no word is before
-    it."""
-    before = NAME_WORD.findall(piece[:start])[-1:]
-    if not before:
+    it. words: the spans of the NAME_WORD runs of the piece, when the caller has them (a
+    piece with many markers is then not read again from its start for each)."""
+    if words is None:
+        before = NAME_WORD.findall(piece, 0, start)[-1:]
+        if not before:
+            return None
+        return " ".join(folded_words(before[0] + " " + piece[start:end]))
+    at = bisect.bisect_left(words, (start,))  # the runs that begin before start
+    if not at:
         return None
-    return " ".join(folded_words(before[0] + " " + piece[start:end]))
+    begin, stop = words[at - 1]
+    return " ".join(folded_words(piece[begin:min(stop, start)] + " " + piece[start:end]))
 
 
 def read_pieces(text, pieces, raws=None):
@@ -8500,10 +8606,15 @@ def read_pieces(text, pieces, raws=None):
     for number, piece in enumerate(pieces):
         begin = text.find(piece, at)
         at = begin + len(piece) if begin >= 0 else at
-        after_comma = begin > 0 and text[:begin].rstrip().endswith(",")
+        before = begin  # text[:begin].rstrip().endswith(","), without copying the text
+        while before > 0 and text[before - 1].isspace():
+            before -= 1
+        after_comma = begin > 0 and before > 0 and text[before - 1] == ","
         markers = clause_markers(piece, found=None if raws is None else raws[number],
                                  after_comma=after_comma)
-        result.append((piece, begin, [(role, start, end, marker_phrase(piece, start, end))
+        words = [found.span() for found in NAME_WORD.finditer(piece)] if len(markers) > 1 \
+            else None  # read once for a piece of many markers, else before the one
+        result.append((piece, begin, [(role, start, end, marker_phrase(piece, start, end, words))
                                       for role, start, end in markers]))
     return result
 
@@ -8624,6 +8735,9 @@ def doubts_only_the_question(tail, context):
         folded_words(context.question))
 
 
+_HEDGING_ROLE_SET = frozenset(HEDGING_ROLES)
+
+
 def read_clause(clause, context, scanned=None):
     """The role of one clause and whether it carries content (scanned: what piece_markers
     read of its text alone, when the caller has it).
@@ -8679,10 +8793,14 @@ def read_clause(clause, context, scanned=None):
     if short and BARE_LOW_CONFIDENCE.match(text):
         return _clause(clause, "uncertainty", ["uncertainty"], hedged=True)
     roles, kept, declined, forward_said = [], [], False, []
+    on_ccq, question_words = context.category == "CCQ", context.question_words
     for piece, begin, markers in pieces if pieces is not None else read_pieces(
             text, _pieces(text)):
-        found = [m for m in markers if _marker_applies(m[0], context.category) and
-                 not is_question_phrase(m[3], context) and not redaction_as_name(piece, m)]
+        # the markers that count: _marker_applies, is_question_phrase and redaction_as_name
+        # written out (only document silence can be a redaction as a name)
+        found = [m for m in markers if (m[0] != "document_silence" or on_ccq and
+                                        not redaction_as_name(piece, m)) and
+                 (m[3] is None or f" {m[3]} " not in question_words)] if markers else markers
         if not found:
             if not declined:
                 kept.append(piece)
@@ -8691,8 +8809,9 @@ def read_clause(clause, context, scanned=None):
         for number, (role, start, end, _) in enumerate(found):
             if start < cursor:
                 continue
-            if role == "uncertainty" and qualifies_advice(piece, start, found[number + 1:]) or \
-                    role in HEDGING_ROLES and REPORTED_DESCRIPTION.search(piece, 0, start):
+            if role == "uncertainty" and qualifies_advice(piece, start,
+                                                           found[number + 1:number + 2]) or \
+                    role in HEDGING_ROLES and reported_description_before(piece, start):
                 continue
             remainder.append(piece[cursor:start])
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
@@ -8742,7 +8861,7 @@ def read_clause(clause, context, scanned=None):
         context.kind == "yesno" and not roles and "?" not in text and
         YESNO_WORD.search(text) is not None)
     content = content or not extra and has_expected_candidate(answer_text, context, strict=True)
-    hedged = any(role in HEDGING_ROLES for role in roles)
+    hedged = not _HEDGING_ROLE_SET.isdisjoint(roles)
     if text.rstrip().endswith("?") and not hedged and not roles and \
             has_expected_candidate(answer_text, context, strict=True) and \
             ASKING_OPENER.match(text) is None and not in_other_language(text):
@@ -9417,14 +9536,21 @@ def policy_refusals(clauses, facts):
         facts.add("policy_refusal_then_answer")
 
 
+def first_content(clauses):
+    """The index of the first clause that carries content (len(clauses) when none does):
+    some clause before number carries content exactly when it is less than number."""
+    return next((number for number, clause in enumerate(clauses) if clause["content"]),
+                len(clauses))
+
+
 def background_limits(clauses, context, facts, kept=frozenset()):
     """After a clause that carries content, a limit or doubt about another named detail
     (limit_names_another_detail) is background to the answer, not about it: its role becomes
     meta. The limits kept (numbers: the exact value of a rounded answer) stay."""
+    first = first_content(clauses)  # the loop changes roles only
     for number, clause in enumerate(clauses):
-        if clause["role"] in LIMITING_ROLES and number not in kept and \
-                any(c["content"] for c in clauses[:number]) and \
-                limit_names_another_detail(clause, context):
+        if clause["role"] in LIMITING_ROLES and number not in kept and first < number \
+                and limit_names_another_detail(clause, context):
             clause["role"] = "meta"
             facts.add("limit_about_another_detail")
 
@@ -9568,8 +9694,8 @@ def set_apart(clauses, number):
     """True when the clause at number, or the next clause of the answer's own text (asides and
     quotes skipped), says that what it names is another thing than the one asked about
     (LOOK_ALIKE_SET_APART)."""
-    following = next((clause for clause in clauses[number + 1:] if clause["kind"] == "plain"),
-                     None)
+    following = next((clauses[later] for later in range(number + 1, len(clauses))
+                      if clauses[later]["kind"] == "plain"), None)
     return any(LOOK_ALIKE_SET_APART.search(clause["text"])
                for clause in (clauses[number], following) if clause is not None)
 
@@ -10089,6 +10215,16 @@ def match_text_of(index, clauses):
     return " ".join(part for part in parts if part)
 
 
+def match_texts(clauses):
+    """match_text_of every clause, by index, in one pass over the clauses (a reader that
+    needs many of them does not read all clauses again for each)."""
+    parts = [[clause["answer_text"]] for clause in clauses]
+    for clause in clauses:
+        if clause["host"] is not None and clause["content"] and clause["kind"] == "aside":
+            parts[clause["host"]].append(clause["answer_text"])
+    return [" ".join(part for part in found if part) for found in parts]
+
+
 def asides_of_question(index, clauses, context):
     """The content asides of a clause that give the value of a question word: each follows
     a word the question says ("Hafnium (Z = 72)", "a number of people (21)"), and its number
@@ -10358,9 +10494,10 @@ def answering_clause(clauses, context):
     if listed is not None:
         return listed
     best, best_score, first = None, None, True
+    texts = match_texts(clauses)
     for index in with_content:
         clause = clauses[index]
-        text = match_text_of(index, clauses)
+        text = texts[index]
         cues = cue_lexicon().names_in(clause["text"])
         negated = NEGATED.search(text) is not None
         candidate = has_expected_candidate(text, context, strict=True)
@@ -11220,10 +11357,10 @@ def match_clauses(clauses, item, context=None):
             if match_in_text(gold, aside, item, context)[0]:
                 return _match_result(True, gold, gold_reading(gold, context.question)["kind"],
                                      "given_in_aside_of_question"), index, None
+    texts = match_texts(clauses)
     for other, clause in enumerate(clauses):
         if other != index and clause["content"] and any(
-                match_in_text(gold, match_text_of(other, clauses), item, context)[0]
-                for gold in golds):
+                match_in_text(gold, texts[other], item, context)[0] for gold in golds):
             return _match_result(False, golds[0], "background",
                                  "gold_only_outside_answering_clause"), index, None
     return _match_result(False, golds[0], gold_reading(golds[0], context.question)["kind"],

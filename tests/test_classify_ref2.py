@@ -4847,6 +4847,69 @@ class RobustReadingTest(unittest.TestCase):
                     found = pattern.search(reply[:at])
                     self.assertEqual(before and before.span(), found and found.span())
 
+    def test_long_runs_of_punctuation_keep_their_readings(self):
+        # each of these took seconds (a step that read the text again from every place)
+        ccq_item = dict(CCQ_FIN, question_id="CCQ-FIN-901")
+        for number, (text, label, clauses) in enumerate((
+                (". " * 9000, "ABSTAIN", 9000), (". " * 9000, "ABSTAIN", 9000),
+                ("'" * 18000, "ABSTAIN", 1), ("\U0001f937 " * 9000, "ABSTAIN", 1),
+                ("\n\U0001f937" * 9000, "ABSTAIN", 9000), ("\n- " * 6000, "ABSTAIN", 6000),
+                (". \n" * 6000, "ABSTAIN", 6000), ("\n1. " * 4500, "CONFIDENT_WRONG", 4500),
+                ("!?." * 6000, "ABSTAIN", 1), (". " * 9000 + "no clue", "ABSTAIN", 9001))):
+            reading = ref2.classify(text, ccq_item if number % 2 else self.ITEM, "ehq_ref-2")
+            self.assertEqual((reading["label"], len(reading["clauses"])), (label, clauses))
+
+    def test_a_marker_after_a_line_of_non_word_characters_is_found_as_before(self):
+        # ^\W* runs on over a line of non-word characters into the next line: that match
+        # crosses a line and is dropped, with what it covers (_run_once_search keeps this)
+        lexicon = ref2.clause_lexicon()
+        self.assertEqual(lexicon.scan("\U0001f937\nno clue"), [])
+        self.assertEqual(lexicon.scan("...\n...\nno clue"), [])
+        self.assertEqual(lexicon.scan("no clue\n\U0001f937\nunknown"),
+                         [("knowledge_limit", 0, 7, "no clue")])
+        run_once = lexicon.run_once_searches(lexicon.searches)
+        for text in ("\U0001f937\nno clue", ". \n. \nunknown\n:)\nsure.\n-", "a\n\n\ndear sir",
+                     "-\n-\nwww.example.com\n\u2014", "check\n.\nno clue"):
+            for number, part in enumerate(lexicon.parts):
+                if part.startswith("^\\W*"):
+                    for position in range(len(text) + 1):
+                        plain = lexicon.searches[number](text, position)
+                        once = run_once[number](text, position)
+                        self.assertEqual(plain and plain.span(), once and once.span())
+
+    def test_insets_are_cut_as_inset_sub_cuts_them(self):
+        def cut(match):
+            return "<" + match.group(0) + ">"
+        for line in ("'" * 40, "Bao Dai '' ' '' ' (x) 'five words are quoted here' ' ' '",
+                     "it's 'a' (b) \"c d\" " + "'" * 9 + " 'x' (", "(' " * 20, "a' " * 20):
+            self.assertEqual(ref2.cut_insets(line, cut), ref2.INSET.sub(cut, line))
+        self.assertEqual(ref2.cut_insets("'" * 12 + " 'x' (y)", cut),
+                         "<" + "'" * 12 + " 'x'> <(y)>")
+
+    def test_bounded_rewrites_read_as_the_whole_text_reads(self):
+        for piece in ("which the report described as probably lost", "x " * 30 + "called it  ",
+                      "it was termed them \t maybe", "dubbed as", "not described as such"):
+            for start in range(len(piece) + 1):
+                self.assertEqual(ref2.reported_description_before(piece, start),
+                                 ref2.REPORTED_DESCRIPTION.search(piece, 0, start) is not None)
+        piece = "Quite possibly, it's maybe Bao-Dai's maybe"
+        words = [found.span() for found in ref2.NAME_WORD.finditer(piece)]
+        for start in range(len(piece)):
+            self.assertEqual(ref2.marker_phrase(piece, start, start + 5, words),
+                             ref2.marker_phrase(piece, start, start + 5))
+        self.assertEqual(ref2.marker_phrase(piece, 37, 42), "bao-dai's maybe")
+        item = factual("HNQ-HIS-901", self.ITEM["question"], "Bao Dai")
+        clauses = ref2.read_answer("I think it was Bao Dai (the last one, 1926-1945). He "
+                                   "abdicated (in August 1945).", item)[0]
+        self.assertEqual(ref2.match_texts(clauses), [
+            "it was Bao Dai the last one 1926-1945", "the last one 1926-1945",
+            "He abdicated in August 1945", "in August 1945"])
+        self.assertEqual(ref2.match_texts(clauses),
+                         [ref2.match_text_of(index, clauses) for index in range(len(clauses))])
+        self.assertEqual(ref2.first_content(clauses), 0)
+        later = ref2.read_answer("I don't know. Maybe Bao Dai (Nguyen Phuc Vinh Thuy).", item)[0]
+        self.assertEqual((ref2.first_content(later), ref2.first_content(later[:1])), (1, 1))
+
 
 class Round11CompletionTest(LabelCases, unittest.TestCase):
     """Round 11 (blind): where the answer sits. A base model's continuation with invented
