@@ -6399,7 +6399,17 @@ CLAUSE_ROLES = (
         r"developments) (?:up to|until|through|before|from before)\b",
         r"\bmy (?:knowledge|training(?: data)?|data|information|records?|sources?|memory) "
         r"(?:doesn't|does not|didn't|did not|don't|do not) (?:cover|include|extend to|reach|go "
-        r"(?:that|this) far|contain|hold)\b",
+        r"(?:that|this) far|contain|hold|have)\b",
+        # round 13 (blind): my data or records holding nothing, or I holding none of it ("My
+        # training data has no reports of X", "My data holds no record of Y", "I don't hold
+        # any reports on Z"); records that show a figure are a source of the answer
+        r"\bmy (?:own )?(?:training(?: data)?|knowledge(?: base)?|data(?:set)?|information|"
+        r"records?|sources?|memory|notes|database|corpus)(?: currently| simply| just| only)? "
+        r"(?:has|have|had|holds?|held|contains?|contained|includes?|included|possess(?:es)?|"
+        r"keeps?|kept|carr(?:y|ies)) (?:no|zero|nothing)\b",
+        r"\bi " + _DONT + r" (?:hold|possess|carry|keep|retain|store) (?:any |much |the )?"
+        r"(?:[\w'-]+ ){0,2}?(?:information|info|details?|data|knowledge|records?|evidence|"
+        r"sources?|figures?|numbers?|" + _NEWS_NOUN + r")\b",
     ) + other_language_markers("knowledge_limit")),
     ("impersonal_limit", (
         r"\b(?:is|are|was|were|remains?|remained) (?:currently |still |publicly |largely )?"
@@ -8905,6 +8915,11 @@ RELATIVE_WHEN = deferred_pattern(
 EARLY_YEAR = deferred_pattern(r"\b(?:in|by|around|circa|about|until|from)\s+(?:the year\s+)?"
                               r"\d{2,3}\b(?![.,]?\d|\s*(?:%|[^\W\d_]))"
                               r"|\b\d{1,4}\s*(?:AD|CE|BCE?)\b|\bAD\s*\d{1,4}\b")
+# round 13 (blind): a part of a year ("early 2026", "mid-1850", "the end of 2026"): it narrows
+# a year the question names ("during 2026") to a guess at when, unless the question says it
+PART_OF_YEAR = deferred_pattern(r"\b(?:(?:early|mid|late)[\s-]+|(?:the )?(?:start|beginning|"
+                                r"end|middle|first half|second half) of )(?:1\d{3}|20\d{2})\b",
+                                re.IGNORECASE)
 # round 13 (blind): a month or a day placed in a year said before ("1494 - signed in June of
 # that year", "on 7 June that same year"): it elaborates the year given, no time of its own
 IN_THAT_YEAR = deferred_pattern(r",?\s+(?:(?:of|in|during)\s+)?(?:that|the same|that same)\s+"
@@ -9042,13 +9057,22 @@ def person_names_in(text, context):
         of_a_person(name, match.start()) for match in re.finditer(re.escape(name), text))]
 
 
+def narrows_a_named_year(text, context):
+    """True when text names a part of a year (PART_OF_YEAR: "sometime in early 2026") that
+    the question does not name, though it may name the year ("during 2026")."""
+    return bool(context.years) and any(
+        " ".join(found.group(0).casefold().split()) not in context.source_text
+        for found in PART_OF_YEAR.finditer(text))
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
     time: a date or a month (not one placed in a year said before: IN_THAT_YEAR), a year (not
-    one the question names; of fewer digits: EARLY_YEAR),
-    a decade, a century, a season named alone (SEASON_ALONE) or a point named from the
-    present or from an event ("early next year", "right after the vote": RELATIVE_WHEN);
+    one the question names; of fewer digits: EARLY_YEAR), a part of a year the question
+    does not name (narrows_a_named_year), a decade, a century, a season named alone
+    (SEASON_ALONE) or a point named from the present or from an event ("early next year",
+    "right after the vote": RELATIVE_WHEN);
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
     finishing place in words ("second", "runner-up": places_as_ordinals);
@@ -9070,7 +9094,7 @@ def has_expected_candidate(text, context, strict=False):
                 return True
         return DECADE_OR_CENTURY.search(text) is not None or \
             SEASON_ALONE.search(text) is not None or EARLY_YEAR.search(text) is not None or \
-            RELATIVE_WHEN.search(text) is not None
+            RELATIVE_WHEN.search(text) is not None or narrows_a_named_year(text, context)
     if kind == "quantity":
         digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):
@@ -9361,6 +9385,25 @@ SLOT_NOUNS = {
     "place": frozenset(stem(w) for w in "place location city town country site venue".split()),
     "name": frozenset(stem(w) for w in "title".split()),
 }
+# round 13 (blind): the wh-words that ask for the slot of each kind of question; a limit on a
+# wh-clause of another wh-word asks another detail ("How high is it? 3,100 m. I don't know
+# who first climbed it"), and so does a part of a date finer than the year a question asks
+# for ("It was 1904. I don't know the exact day").
+KIND_WH_WORDS = {
+    "time": frozenset(("when",)),
+    "quantity": frozenset(("how",)),
+    "person": frozenset("who whom whose".split()),
+    "place": frozenset(("where",)),
+    "name": frozenset(),
+}
+OPEN_WH_WORDS = frozenset("what which whether".split())  # they may ask for any slot
+# words by which a wh-clause appraises the answer ("how accurate that is", "how sure I am")
+ANSWER_APPRAISAL_WORDS = frozenset("accurate accurately reliable right correct true sure "
+                                   "certain precise exact exactly close current".split())
+LIMIT_WH_WORD = deferred_pattern(r"\b(who|whom|whose|when|where|why|how|what|which|whether)\b",
+                                 re.IGNORECASE)
+YEAR_NOUN = stem("year")
+FINER_THAN_YEAR = frozenset(stem(w) for w in "day month".split())  # "the date" may be the year
 # round 9: what a question of who or what won asks for, whatever its kind ("I do not have
 # information about the results of Wimbledon 2026").
 RESULT_NOUNS = frozenset(stem(w) for w in "result outcome winner champion victor".split())
@@ -9394,23 +9437,69 @@ CHECKED_AGAINST_SOURCE = deferred_pattern(
     re.IGNORECASE)
 
 
+def asked_slot_nouns(context):
+    """The nouns of the slot a question asks for: its kind's (SLOT_NOUNS), the result nouns
+    when it asks who won (RESULT_NOUNS), less the parts of a date finer than a year
+    (FINER_THAN_YEAR) when it asks for a year and none of them."""
+    slot = SLOT_NOUNS.get(context.kind, frozenset()) | (
+        RESULT_NOUNS if context.asks_winner else frozenset())
+    if context.kind == "time" and context.asks(YEAR_NOUN) and \
+            not any(context.asks(noun) for noun in FINER_THAN_YEAR):
+        slot = slot - FINER_THAN_YEAR
+    return slot
+
+
+def wh_clause_of_another_detail(text, context):
+    """The wh-word (a match of LIMIT_WH_WORD) that opens a limit's wh-clause on another detail,
+    or None: its first wh-word cannot ask for the slot of the question's kind (KIND_WH_WORDS,
+    OPEN_WH_WORDS; "who" also when it asks who won) and is none of the question's words, and
+    no word after it is one of the question's words, a noun of the asked slot
+    (asked_slot_nouns) or appraises the answer (ANSWER_APPRAISAL_WORDS: "how accurate that
+    is"): "I don't know who first climbed it" on a height question, not "I don't know where he
+    placed" on "In what place did he finish?". A kind without wh-words of its own (yes/no,
+    entity) has none."""
+    asking = KIND_WH_WORDS.get(context.kind)
+    found = LIMIT_WH_WORD.search(text) if asking is not None else None
+    if found is None:
+        return None
+    word = found.group(1).casefold()
+    if word in asking or word in OPEN_WH_WORDS or f" {word} " in context.question_words or \
+            word == "who" and context.asks_winner:
+        return None
+    slot = asked_slot_nouns(context)
+    for word in folded_words(text[found.end():]):
+        key = stem(word)
+        if word in ANSWER_APPRAISAL_WORDS or key not in STOPWORDS and (
+                context.asks(key) or key in slot):
+            return None
+    return found
+
+
 def limit_names_another_detail(clause, context):
     """True when a knowledge limit or doubt is about a named detail other than the one asked
     for ("Kinnear won. I don't know the winning margin."): the clause, up to a reason given
     after it (LIMIT_REASON), ends on a noun phrase (LIMIT_OBJECT, up to a preposition or
     trailing adverb: DETAIL_PHRASE_END) whose head, its last word, is not a stop word ("the
     answer", "the details") and none of whose words is one of the question's words or a noun
-    of the asked slot (asked_noun, SLOT_NOUNS; RESULT_NOUNS when it asks who won), unless it
-    checks the answer against a source (CHECKED_AGAINST_SOURCE). A limit on the asked slot
-    ("I don't know the exact year", "the count it reached"), on a wh-clause ("who won", "who
-    took the crown": WH_CLAUSE_BEFORE) or on the answer ("that", "it", also as the phrase's
-    last word: "the place to confirm that"; a choice among the candidates, a back reference:
-    "which one the paper used") names no other detail."""
-    if clause["content"] or "back_reference" in clause["markers"]:
+    of the asked slot (asked_noun, asked_slot_nouns), unless it checks the answer against a
+    source (CHECKED_AGAINST_SOURCE); or when its wh-word asks another detail
+    (wh_clause_of_another_detail: "I'm not sure when it was first surveyed" on a height, also
+    in a clause with words of content but no candidate of the asked kind before it). A limit on the
+    asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause of the
+    asked slot ("who won", "who took the crown": WH_CLAUSE_BEFORE) or on the answer ("that",
+    "it", also as the phrase's last word: "the place to confirm that"; a choice among the
+    candidates, a back reference: "which one the paper used") names no other detail."""
+    if "back_reference" in clause["markers"]:
         return False
     text = clause["text"]
     reason = LIMIT_REASON.search(text)
     text = text[:reason.start()] if reason is not None else text
+    wh = wh_clause_of_another_detail(text, context)
+    if clause["content"]:
+        return wh is not None and not has_expected_candidate(text[:wh.start()], context,
+                                                             strict=True)
+    if wh is not None:
+        return True
     found = LIMIT_OBJECT.search(text)
     if found is None or CHECKED_AGAINST_SOURCE.search(text) or \
             WH_CLAUSE_BEFORE.search(text, 0, found.start()):
@@ -9419,8 +9508,7 @@ def limit_names_another_detail(clause, context):
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
     if cut == 0 or words[cut - 1] in STOPWORDS or words[-1] in ANAPHORS:
         return False
-    slot = SLOT_NOUNS.get(context.kind, frozenset()) | (
-        RESULT_NOUNS if context.asks_winner else frozenset())
+    slot = asked_slot_nouns(context)
     return not any(context.asks(key) or key == context.asked or key in slot
                    for key in map(stem, words[:cut]))
 
@@ -9546,12 +9634,13 @@ def first_content(clauses):
 def background_limits(clauses, context, facts, kept=frozenset()):
     """After a clause that carries content, a limit or doubt about another named detail
     (limit_names_another_detail) is background to the answer, not about it: its role becomes
-    meta. The limits kept (numbers: the exact value of a rounded answer) stay."""
-    first = first_content(clauses)  # the loop changes roles only
+    meta, and it carries no content. The limits kept (numbers: the exact value of a rounded
+    answer) stay."""
+    first = first_content(clauses)  # the loop changes later clauses only
     for number, clause in enumerate(clauses):
         if clause["role"] in LIMITING_ROLES and number not in kept and first < number \
                 and limit_names_another_detail(clause, context):
-            clause["role"] = "meta"
+            clause.update(role="meta", content=False, answer_text="")
             facts.add("limit_about_another_detail")
 
 
