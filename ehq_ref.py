@@ -9402,6 +9402,10 @@ ANSWER_APPRAISAL_WORDS = frozenset("accurate accurately reliable right correct t
                                    "certain precise exact exactly close current".split())
 LIMIT_WH_WORD = deferred_pattern(r"\b(who|whom|whose|when|where|why|how|what|which|whether)\b",
                                  re.IGNORECASE)
+# round 13 (blind): the words of a finish below the winner's ("who came second", "who lost"):
+# on a question of who won, a wh-clause of "who" with one asks another detail
+BELOW_WINNER_WORDS = frozenset("second third fourth fifth 2nd 3rd 4th 5th runner-up runners-up "
+                               "lost last".split())
 YEAR_NOUN = stem("year")
 FINER_THAN_YEAR = frozenset(stem(w) for w in "day month".split())  # "the date" may be the year
 # round 9: what a question of who or what won asks for, whatever its kind ("I do not have
@@ -9452,7 +9456,9 @@ def asked_slot_nouns(context):
 def wh_clause_of_another_detail(text, context):
     """The wh-word (a match of LIMIT_WH_WORD) that opens a limit's wh-clause on another detail,
     or None: its first wh-word cannot ask for the slot of the question's kind (KIND_WH_WORDS,
-    OPEN_WH_WORDS; "who" also when it asks who won) and is none of the question's words, and
+    OPEN_WH_WORDS; "who" also when it asks who won) and is none of the question's words, or it
+    is "who" before a finish below the winner's on a who-won question (BELOW_WINNER_WORDS:
+    "I'm not sure who came second"), and
     no word after it is one of the question's words, a noun of the asked slot
     (asked_slot_nouns) or appraises the answer (ANSWER_APPRAISAL_WORDS: "how accurate that
     is"): "I don't know who first climbed it" on a height question, not "I don't know where he
@@ -9462,12 +9468,13 @@ def wh_clause_of_another_detail(text, context):
     found = LIMIT_WH_WORD.search(text) if asking is not None else None
     if found is None:
         return None
-    word = found.group(1).casefold()
-    if word in asking or word in OPEN_WH_WORDS or f" {word} " in context.question_words or \
-            word == "who" and context.asks_winner:
+    word, after = found.group(1).casefold(), folded_words(text[found.end():])
+    below = word == "who" and context.asks_winner and not BELOW_WINNER_WORDS.isdisjoint(after)
+    if not below and (word in asking or word in OPEN_WH_WORDS or word == "who" and
+                      context.asks_winner or f" {word} " in context.question_words):
         return None
     slot = asked_slot_nouns(context)
-    for word in folded_words(text[found.end():]):
+    for word in after:
         key = stem(word)
         if word in ANSWER_APPRAISAL_WORDS or key not in STOPWORDS and (
                 context.asks(key) or key in slot):

@@ -5592,6 +5592,17 @@ class LimitOnAnotherDetailTest(LabelCases, unittest.TestCase):
              "HEDGE"),
         ))
 
+    def test_who_finished_below_the_winner_is_another_detail(self):
+        self.assert_labels((
+            ("Wally Kinnear won. I'm not sure who came second.", HNQ_WHO, "CONFIDENT_CORRECT"),
+            ("Kinnear took it, though I can't recall who finished third.", HNQ_WHO,
+             "CONFIDENT_CORRECT"),
+            ("Tom Hale won it; I don't know who lost in the final.", HNQ_WHO, "CONFIDENT_WRONG"),
+            # near-misses: who won, said again, stays a limit on the answer
+            ("Wally Kinnear, I think, but I'm not sure who won.", HNQ_WHO, "HEDGE"),
+            ("I don't know who won or who came second.", HNQ_WHO, "ABSTAIN"),
+        ))
+
     def test_a_date_finer_than_the_year_asked_is_another_detail(self):
         self.assert_labels((
             ("It was 1904. I don't know the exact day.", self.YEAR, "CONFIDENT_WRONG"),
