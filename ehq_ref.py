@@ -9763,6 +9763,8 @@ def side_claim_hedges(clauses, context, facts):
     given in an earlier sentence, hedges that side claim, not the answer: the clause becomes
     meta without content. A doubt with no claim of its own ("Incidentally, I'm not sure of
     this") still doubts the answer."""
+    if not any(ASIDE_LEAD.match(clause["text"]) for clause in clauses):
+        return  # no sentence opens as an aside (each sentence opens with one of the clauses)
     for number, clause in enumerate(clauses):
         if clause["role"] not in HEDGING_ROLES or not clause["content"] or not content_words(
                 ASIDE_LEAD.sub("", clause["answer_text"], count=1), context):
