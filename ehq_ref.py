@@ -15480,6 +15480,12 @@ def _attempt(call, ticket, attempt):
     return _checked_response(call, reply, latency, attempt, status, request_id, metadata)
 
 
+# What json.loads(text, parse_constant=..., parse_float=...) would build on every reply, built
+# once: the same parser and hooks (loads refuses a leading byte-order mark, which this parser
+# refuses as a value it cannot read: either way the reply is not JSON).
+_REPLY_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 MAX_REPLY_DEPTH = 64
 
 
@@ -15497,12 +15503,6 @@ def read_reply_body(data):
     if text.count("[") + text.count("{") <= MAX_REPLY_DEPTH:
         return value  # each level opens with one bracket: so few cannot nest too deep
     return value if json_depth(value) <= MAX_REPLY_DEPTH else None
-
-
-# What json.loads(text, parse_constant=..., parse_float=...) would build on every reply, built
-# once: the same parser and hooks (loads refuses a leading byte-order mark, which this parser
-# refuses as a value it cannot read: either way the reply is not JSON).
-_REPLY_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def json_depth(value):
