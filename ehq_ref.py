@@ -7342,16 +7342,12 @@ def _fast_form(pattern):
     return re.compile(body, re.MULTILINE), boundary
 
 
-def _is_word(char):
-    return char.isalnum() or char == "_"
-
-
 def _word_start_search(search, text, position):
     """search(text, position), skipping matches that do not start at a word boundary (\\b
     checked here: a pattern without its leading \\b can skip ahead to its literal prefix)."""
     match = search(text, position)
     while match is not None:
-        start = match.start()  # _is_word written out: this runs for most matches of a scan
+        start = match.start()  # a word character: alphanumeric or "_" (as \w, written out)
         before = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
         if before != (start < len(text) and (text[start].isalnum() or text[start] == "_")):
             return match
@@ -12588,13 +12584,18 @@ def _label_names_the_value(phrase):
         or any(word in LABEL_PROMPT_WORDS for word in folded_words(phrase))
 
 
+def said_words(text):
+    """The folded words of a text that are not stopwords (what it says of its own)."""
+    return [word for word in folded_words(text) if word not in STOPWORDS]
+
+
 def _label_is_the_answer(phrase, answer_words):
     """True when a label phrase before a colon is the rated answer itself: each of its words
     that is no stopword is a word of the answer, and it has one ("Zizou Bergs: 70%" after the
     answer "Zizou Bergs" rates that answer; "Year: 60" after it names a part). The caller asks
     only for a number the answer does not hold ("Turnout: 61%" after "Turnout was 61%" is the
     answer again)."""
-    said = [word for word in folded_words(phrase) if word not in STOPWORDS]
+    said = said_words(phrase)
     return bool(said) and all(word in answer_words for word in said)
 
 
@@ -13077,7 +13078,7 @@ def _restates_answer(reply, answer):
     value, or a reply with any word of its own ("Confidence: 85"), is read as usual."""
     if not answer:
         return False
-    said = [w for w in folded_words(reply) if w not in STOPWORDS]
+    said = said_words(reply)
     if len(said) < RESTATEMENT_MIN_WORDS:
         return False
     given = set(folded_words(prepared_text(answer)))
