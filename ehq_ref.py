@@ -101,6 +101,7 @@ import io
 import itertools
 import json
 import math
+import operator
 import os
 import random
 import re
@@ -1522,13 +1523,19 @@ def coverage_at(confidences, correct, accuracy):
                                 accuracy)[0] / len(confidences)
 
 
-def _aurc_terms(levels):
-    """The risk terms of a tie-interpolated AURC, each an int/int division (correctly rounded)."""
+def _aurc_term_groups(levels):
+    """The risk terms of a tie-interpolated AURC, one iterator per tie group (see aurc).
+
+    The j-th term of a group, (E_prev * m + j * e) / (m * (N_prev + j)), is an int/int
+    division (correctly rounded); numerator and denominator each step by a constant
+    (e and m) as j runs from 1 to m, so a group's terms are one map over two ranges.
+    """
     seen = errors_before = 0
     for _, m, k in levels:
-        errors = m - k
-        for j in range(1, m + 1):
-            yield (errors_before * m + j * errors) / (m * (seen + j))
+        errors, base = m - k, errors_before * m
+        numerators = range(base + errors, base + errors * m + 1, errors) if errors else \
+            itertools.repeat(base, m)
+        yield map(operator.truediv, numerators, range(m * (seen + 1), m * (seen + m) + 1, m))
         seen, errors_before = seen + m, errors_before + errors
 
 
@@ -1540,7 +1547,7 @@ def aurc(levels):
     taken with math.fsum (no rounding error accumulates). None when empty.
     """
     n = sum(m for _, m, _ in levels)
-    return math.fsum(_aurc_terms(levels)) / n if n else None
+    return math.fsum(itertools.chain.from_iterable(_aurc_term_groups(levels))) / n if n else None
 
 
 def optimal_aurc(n, errors):
@@ -1551,7 +1558,7 @@ def optimal_aurc(n, errors):
     if n == 0:
         return None
     m = n - errors
-    return math.fsum((k - m) / k for k in range(m + 1, n + 1)) / n
+    return math.fsum(map(operator.truediv, range(1, n - m + 1), range(m + 1, n + 1))) / n
 
 
 # ============================================================================
@@ -2093,6 +2100,7 @@ NEUTRAL_RECORD_FIELDS = ("item_id", "category", "subcategory", "label", "confide
 NEUTRAL_RECORD_OPTIONAL = ("model", "is_correct", "k", "cluster")
 _NEUTRAL_ALLOWED = frozenset(NEUTRAL_RECORD_FIELDS + NEUTRAL_RECORD_OPTIONAL)
 _NEUTRAL_REQUIRED = frozenset(NEUTRAL_RECORD_FIELDS)
+_COUNTABLE = _NEUTRAL_REQUIRED | {"model", "k"}  # fields of records EHQScorer counts in bulk
 
 
 def neutral_row(record, path="$"):
@@ -2120,13 +2128,18 @@ def _quick_neutral_row(record):
     if label is None or not all(type(t) is str and t.strip() for t in texts) or \
             type(k) is not int or k not in (0, 1):
         return None
-    if confidence is not None and not (type(confidence) in (float, int) and 0 <= confidence <= 1):
+    if not _plain_confidence(confidence):
         return None
     if category != category.strip().upper() or subcategory != subcategory.strip():
         category, subcategory = category.strip().upper(), subcategory.strip()
     return ScoreRow(model, item, category, subcategory, cluster, label,
                     label == Label.CONFIDENT_CORRECT, confidence, k,
                     label != Label.TECHNICAL_FAILURE and confidence is None)
+
+
+def _plain_confidence(confidence):
+    """Whether a labelled record's confidence is well-formed: None, or an int or float in [0, 1]."""
+    return confidence is None or type(confidence) in (float, int) and 0 <= confidence <= 1
 
 
 def _checked_neutral_row(record, path):
@@ -2200,36 +2213,47 @@ class EHQTally:
 
     def add(self, row, binner, count=1):
         """Count ``count`` copies of one ScoreRow."""
+        self.add_levels(row, binner, ((row.confidence, count), ), count)
+
+    def add_levels(self, row, binner, levels, total):
+        """Count rows equal to ``row`` but for their confidence, ``total`` of them.
+
+        ``levels`` holds (confidence, count) pairs whose counts sum to ``total``; a
+        confidence is None exactly when row.confidence is (row.terminal says what
+        that means).
+        """
         label = row.label
-        self.n_input += count
+        self.n_input += total
         if label == Label.TECHNICAL_FAILURE:
-            self.technical += count
+            self.technical += total
         if row.k != 0:
-            self.k1 += count
+            self.k1 += total
             return
         if label < 0:
-            self.retryable += count
+            self.retryable += total
             return
-        self.label_counts[label] += count
+        self.label_counts[label] += total
         if row.correct and label != Label.ABSTAIN:
-            self.attempted_correct += count
+            self.attempted_correct += total
         confident = label >= Label.CONFIDENT_CORRECT
         if row.confidence is None:
             if row.terminal:
-                self.terminal += count
+                self.terminal += total
             else:
-                self.retryable += count
+                self.retryable += total
             if confident:
-                self.unranked += count
+                self.unranked += total
             return
-        self.valid3 += count
-        if confident:
-            self.calibration += count
-            b, scaled = binner(row.confidence)
-            hit = 1 if row.correct else 0
-            level = self.levels.get(row.confidence)
+        self.valid3 += total
+        if not confident:
+            return
+        self.calibration += total
+        hit = 1 if row.correct else 0
+        for confidence, count in levels:
+            b, scaled = binner(confidence)
+            level = self.levels.get(confidence)
             if level is None:
-                level = self.levels[row.confidence] = [0, 0]
+                level = self.levels[confidence] = [0, 0]
             level[0] += count
             level[1] += hit * count
             self.bin_count[b] += count
@@ -2948,16 +2972,21 @@ class EHQScorer:
         self.cells = {}
         self.extras = {}
         self.counted = {}  # neutral record content -> [count, ScoreRow] (no bootstrap)
+        self.grouped = {}  # _group_key(row) -> [ScoreRow, {confidence: count}] (no bootstrap)
         self.clusters = {} if settings.bootstrap else None
         self.seen = {} if settings.bootstrap else None
 
-    def add(self, row, place="$", count=1):
-        """Add one ScoreRow (``count`` copies without a bootstrap); ``place`` names it in errors."""
+    def _tally(self, row):
+        """The tally of the row's (model, category, subcategory) cell."""
         key = (row.model, row.category, row.subcategory)
         tally = self.cells.get(key)
         if tally is None:
             tally = self.cells[key] = EHQTally(self.settings.n_bins)
-        tally.add(row, self.binner, count)
+        return tally
+
+    def add(self, row, place="$", count=1):
+        """Add one ScoreRow (``count`` copies without a bootstrap); ``place`` names it in errors."""
+        self._tally(row).add(row, self.binner, count)
         if self.clusters is None:
             return
         first = self.seen.setdefault((row.model, row.item, row.epoch), place)
@@ -2995,6 +3024,8 @@ class EHQScorer:
         counted after that: the fast path of ehq_scores.
         """
         counted, fast = self.counted, self.clusters is None and neutral
+        if fast and type(entries) is list and self._count_list(entries):
+            return
         for index, record in enumerate(entries):
             if type(record) is tuple:
                 index, record = record
@@ -3028,30 +3059,93 @@ class EHQScorer:
             else:
                 self.add(read_other(record, index), index)
 
+    def _count_list(self, records):
+        """add_records' fast path over a whole list at once; False (nothing added) if not taken.
+
+        It applies when every record is a dict with the same fields (the five required,
+        optionally model and k) and tests what the per-record path tests, in passes
+        that run in C: every item a non-blank string, no boolean confidence or k
+        (True == 1 must never share a key with 1); each distinct (model, category,
+        subcategory, label, k) is checked in full once by _quick_neutral_row and each
+        distinct confidence by _plain_confidence; rows equal but for their confidence
+        are kept as add_records keeps them (_group). Any other list, or a bad record
+        anywhere in it, is left to the per-record path, which names the place.
+        """
+        if not records or set(map(type, records)) != {dict}:
+            return False
+        names = records[0].keys()
+        if not _NEUTRAL_REQUIRED <= names <= _COUNTABLE or set(map(len, records)) != {len(names)}:
+            return False
+        content = [name for name in ("model", "category", "subcategory", "label", "k")
+                   if name in names]
+        items = operator.itemgetter("item_id")
+        try:  # KeyError: a record with as many fields as the first but another one
+            counts = collections.Counter(map(operator.itemgetter(*content, "confidence"), records))
+            if set(map(type, map(items, records))) != {str} or \
+                    not all(map(str.strip, map(items, records))):
+                return False
+            for name in ("confidence", "k"):
+                kinds = set(map(type, map(operator.itemgetter(name), records))) if name in names \
+                    else ()
+                if bool in kinds:
+                    return False
+        except KeyError:
+            return False
+        rows, item, counted = {}, records[0]["item_id"], []
+        for key, count in counts.items():  # first occurrences in order, as add_records reads
+            head, confidence = key[:-1], key[-1]
+            row = rows.get((head, confidence is None))
+            if row is None:
+                record = dict(zip(content, head), item_id=item, confidence=confidence)
+                row = rows[head, confidence is None] = _quick_neutral_row(record)
+            if row is None or not _plain_confidence(confidence):
+                return False
+            counted.append((row, ((confidence, count), )))
+        for row, levels in counted:
+            self._group(row, levels)
+        return True
+
+    def _group(self, row, levels):
+        """Keep (confidence, count) pairs of rows equal to ``row`` but for their confidence."""
+        key = (row.model, row.category, row.subcategory, row.label, row.k, row.confidence is None)
+        slot = self.grouped.get(key)
+        if slot is None:
+            slot = self.grouped[key] = [row, {}]
+        kept = slot[1]
+        for confidence, count in levels:
+            kept[confidence] = kept.get(confidence, 0) + count
+
     def models(self):
-        return sorted({key[0] for key in self.cells} | {key[0] for key in self.counted})
+        self._flush_counted()
+        return sorted({key[0] for key in self.cells})
 
     def _flush_counted(self):
-        """Tally the counted neutral rows (each distinct content once, with its count)."""
+        """Tally the counted neutral rows: those equal but for their confidence at once."""
         for count, row in self.counted.values():
-            self.add(row, count=count)
-        self.counted = {}
+            self._group(row, ((row.confidence, count), ))
+        for row, levels in self.grouped.values():
+            self._tally(row).add_levels(row, self.binner, levels.items(), sum(levels.values()))
+        self.counted, self.grouped = {}, {}
 
-    def model_scores(self, model):
-        """{"overall", "by_category", "by_subcategory"} of one model, intervals included."""
+    def model_scores(self, model, overall=None):
+        """{"overall", "by_category", "by_subcategory"} of one model, intervals included.
+
+        ``overall`` is the model's merged tally when the caller has it (see result).
+        """
         self._flush_counted()
         settings = self.settings
         cells = {key: tally for key, tally in self.cells.items() if key[0] == model}
 
-        def score(tallies):
-            return ehq_from_tally(self._merged(tallies), settings.weights, scheme=settings.scheme,
+        def score(tally):
+            return ehq_from_tally(tally, settings.weights, scheme=settings.scheme,
                                   closed=settings.closed, level=settings.level)
-        result = {"overall": score(cells.values()), "by_category": {}, "by_subcategory": {}}
+        overall = overall or self._merged(cells.values())
+        result = {"overall": score(overall), "by_category": {}, "by_subcategory": {}}
         for category in sorted({key[1] for key in cells}):
-            result["by_category"][category] = score([t for key, t in cells.items()
-                                                     if key[1] == category])
+            result["by_category"][category] = score(self._merged(
+                t for key, t in cells.items() if key[1] == category))
         for key in sorted(cells):
-            result["by_subcategory"][f"{key[1]}::{key[2]}"] = score([cells[key]])
+            result["by_subcategory"][f"{key[1]}::{key[2]}"] = score(cells[key])
         if settings.bootstrap and settings.scheme == "width" and self.clusters.get(model):
             boot = bootstrap_ehq(self.clusters[model], weights=settings.weights,
                                  strata=settings.strata,
@@ -3105,14 +3199,13 @@ class EHQScorer:
 
     def result(self):
         """{"settings", "models": {name: scores}, "selective": {name: numbers}, "comparisons"}."""
-        self._flush_counted()
-        settings = self.settings
-        models = self.models()
-        return {"settings": self.describe(), "models": {m: self.model_scores(m) for m in models},
-                "selective": {m: selective_numbers(self._merged(t for key, t in self.cells.items()
-                                                                if key[0] == m),
-                                                   self.extras.get(m), settings.risk,
-                                                   settings.level) for m in models},
+        settings, scores, selective = self.settings, {}, {}
+        for model in self.models():
+            overall = self._merged(t for key, t in self.cells.items() if key[0] == model)
+            scores[model] = self.model_scores(model, overall)
+            selective[model] = selective_numbers(overall, self.extras.get(model), settings.risk,
+                                                 settings.level)
+        return {"settings": self.describe(), "models": scores, "selective": selective,
                 "comparisons": [self.compare(a, b) for a, b in settings.compare]}
 
 

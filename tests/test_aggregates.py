@@ -1,7 +1,9 @@
 """Aggregates: weights, weighted means, profiles, CHI, similarity, Q_M, lure factor, EIMC,
 events."""
 
+import json
 import math
+import random
 import unittest
 
 from support import ehq_ref
@@ -357,6 +359,66 @@ class EHQScoresTest(unittest.TestCase):
         self.assertEqual((intervals["EHQ2"]["k"], intervals["EHQ2"]["high"]),
                          (6, ehq_ref.wilson(6, 9)[1]))
         self.assertEqual(intervals["response_distribution"]["ABSTAIN"]["k"], 2)
+
+
+class CountingAtOnceTest(unittest.TestCase):
+    """A list of labelled records is counted in whole-list passes (EHQScorer._count_list); the
+    same records streamed one by one take the per-record path. Both give the same result and
+    the same error, naming the same place."""
+
+    @staticmethod
+    def scores(records, **settings):
+        try:
+            return json.dumps(ehq_ref.ehq_scores(records, samples=0, **settings), sort_keys=True)
+        except InputError as error:
+            return f"error: {error}"
+
+    def both(self, records, **settings):
+        listed, streamed = self.scores(records, **settings), self.scores(iter(records),
+                                                                         **settings)
+        self.assertEqual(listed, streamed)
+        return listed
+
+    def test_a_mixed_list_scores_as_a_stream_does(self):
+        rng = random.Random(3)
+        labels = ehq_ref.RECORD_LABELS
+        for shape in ({}, {"model": None}, {"k": None}, {"model": None, "k": None}):
+            records = []
+            for i in range(1500):
+                entry = record(f"{('FEQ', 'HNQ', 'PCQ', 'CCQ')[i % 4]}-SUB-{i}",
+                               labels[rng.randrange(len(labels))],
+                               rng.choice((None, 0, 1, 0.0, 1.0, rng.randrange(101) / 100)))
+                if i % 7 == 0:
+                    entry["category"] = entry["category"].lower() + " "
+                if "model" in shape:
+                    entry["model"] = f"m{i % 3}"
+                if "k" in shape:
+                    entry["k"] = int(i % 11 == 0)
+                records.append(entry)
+            for options in ({}, {"scheme": "mass"}, {"n_bins": 15, "closed": "right"}):
+                result = json.loads(self.both(records, **options))
+                self.assertEqual(sum(scores["overall"]["n_input"]
+                                     for scores in result["models"].values()), 1500)
+        self.assertEqual(self.both([]).count('"models": {}'), 1)
+
+    def test_a_bad_record_in_a_list_is_named_as_in_a_stream(self):
+        good = [record(f"HNQ-SPO-{i:03d}", "CONFIDENT_CORRECT", 1) for i in range(9)]
+        cases = [
+            (7, dict(good[7], confidence=True), "$[7].confidence: expected a number in [0, 1], "
+             "got true"),  # hidden behind the equal 1 of the records before it
+            (3, dict(good[3], item_id="  "), "$[3].item_id: expected a non-empty string"),
+            (4, {("cluster" if key == "item_id" else key): value
+                 for key, value in good[4].items()}, "$[4]: missing required field 'item_id'"),
+            (5, dict(good[5], confidence=float("nan")), "$[5].confidence: expected a number"),
+            (2, dict(good[2], label="SURE"), "$[2].label: expected one of"),
+        ]
+        for index, bad, message in cases:
+            records = good[:index] + [bad] + good[index + 1:]
+            self.assertIn(message, self.both(records))
+        with_k = [dict(entry, k=1) for entry in good]
+        with_k[6]["k"] = True
+        self.assertIn("$[6].k: expected 0 or 1, got true", self.both(with_k))
+        self.assertIn("$[1]", self.both([good[0], [1, 2]]))
 
 
 def _cluster_rows():

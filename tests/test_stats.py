@@ -1,5 +1,6 @@
 """Statistics: Wilson (plain and continuity-corrected), quantiles, bootstrap, ECE, Brier."""
 
+import math
 import random
 import unittest
 from decimal import Decimal, getcontext
@@ -295,6 +296,29 @@ class SelectiveStatsTest(unittest.TestCase):
         second = plain([1, 0, 1, 1, 1, 0, 1, 0, 0, 0])
         self.assertAlmostEqual(ehq_ref.aurc(ehq_ref.confidence_levels(CONF, CORRECT)),
                                (first + second) / 2, delta=1e-15)
+
+    def test_aurc_terms_are_the_docstring_terms_bit_for_bit(self):
+        # the docstring's term (E_prev * m + j * e) / (m * (N_prev + j)) summed with fsum, one
+        # term at a time, over groups with no errors, only errors and big ties
+        def by_definition(levels):
+            terms, seen, errors_before = [], 0, 0
+            for _, m, k in levels:
+                e = m - k
+                terms += [(errors_before * m + j * e) / (m * (seen + j)) for j in range(1, m + 1)]
+                seen, errors_before = seen + m, errors_before + e
+            return math.fsum(terms) / seen
+        rng = random.Random(7)
+        for _ in range(200):
+            levels, confidence = [], 1.0
+            for _ in range(rng.randrange(1, 12)):
+                m = rng.choice((1, 2, 3, 7, 40, 333))
+                levels.append((confidence, m, rng.choice((0, m, rng.randrange(m + 1)))))
+                confidence -= 0.01
+            self.assertEqual(ehq_ref.aurc(levels), by_definition(levels))
+        n, errors = 1000, 377
+        self.assertEqual(ehq_ref.optimal_aurc(n, errors),
+                         math.fsum((k - 623) / k for k in range(624, 1001)) / n)
+        self.assertEqual(ehq_ref.aurc([(0.5, 4, 0)]), math.fsum([1, 1, 1, 1]) / 4)
 
     def test_risk_coverage_curve(self):
         curve = ehq_ref.risk_coverage_curve(ehq_ref.confidence_levels(CONF, CORRECT), n_total=20)
