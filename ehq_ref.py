@@ -5803,7 +5803,9 @@ _SAID = (r"(?:stated|given|specified|mentioned|provided|disclosed|included|indic
 _SEEKING_ADVICE = (r"(?:worth(?:while)? |(?:best|wise|advisable|a good idea|sensible|helpful|"
                    r"useful) to )(?:ask(?:ing)?|contact(?:ing)?|consult(?:ing)?|look(?:ing)? "
                    r"(?:up|into|for)|search(?:ing)?|request(?:ing)?|call(?:ing)?|email(?:ing)?|"
-                   r"writ(?:e|ing) to|visit(?:ing)?)\b")
+                   r"writ(?:e|ing) to|visit(?:ing)?|"
+                   # round 14 (blind): "worth exploring", "worth a try"
+                   r"explor(?:e|ing)|brows(?:e|ing)|tr(?:y|ying)|a try)\b")
 # "invented" and "fabricated" followed by when, where or by whom are an event ("was invented
 # in 1952 by"), as is "fabricated" of making ("fabricated specially in Sheffield": round 6),
 # not a verdict of fiction; "made up of" is "consists of".
@@ -6172,7 +6174,9 @@ CLAUSE_ROLES = (
         r"\b(?:built|based|founded|centred|centered|resting|premised|constructed) (?:on|around|"
         r"upon) (?:an? |the |some )?(?:[\w-]+ )?" + _FICTION,
         r"\bthere(?:'s| is| was| are| were) no (?:[\w'-]+ ){1,6}?(?:that |which )?(?:i (?:know|"
-        r"knew) of|i(?:'m| am) aware of|in my (?:knowledge|memory|records?|sources|data))\b",
+        r"knew) of|i(?:'m| am) aware of|in my (?:knowledge|memory|records?|sources|data)|"
+        # round 14 (blind): "There is no Port X in Tasmania that I can identify"
+        r"i (?:can|could) (?:identify|find|locate|trace|verify|confirm))\b",
         r"\b(?:the |your |this )?(?:question's |question )?premise(?: of (?:the|your|this) "
         r"question)? (?:itself )?(?:seems|appears|is|may be|might be|looks|sounds)(?: to be)? "
         r"(?:mistaken|false|incorrect|flawed|wrong|faulty|erroneous|inaccurate|off|invalid)\b",
@@ -6311,6 +6315,11 @@ CLAUSE_ROLES = (
         r"guess|estimate|figure|number|date|name|value|one))?\b",
         r"\bleave (?:this|it|that)(?: one| question)? (?:unanswered|blank|open)\b",
         r"\bno answer\b",
+        # round 14 (blind): the value declined in the passive ("so no date of town status can
+        # be given", "no figure could be stated")
+        r"\bno (?!doubt\b|question\b)(?:[\w'-]+ ){1,5}?(?:can|could) be (?:given|provided|stated|"
+        r"supplied|named|"
+        r"offered|determined)\b",
         # round 8: passing on the question ("I'll have to pass on this one", "so I'll pass",
         # "I'll sit this one out")
         r"\bi(?:'ll| will| must| have to|'d better| should|'m going to| am going to)(?: have "
@@ -6738,6 +6747,11 @@ CLAUSE_ROLES = (
         r"refer|contact|visit|search)\b",
         # round 13 (blind): "it may be worth asking for the exact spelling", "best to ask"
         r"\b" + _SEEKING_ADVICE,
+        # round 14 (blind): a source named as the subject of what is worth doing ("The Lindau
+        # museum's catalogue would be worth checking"); "that would be worth checking" doubts
+        r"^\W*(?!(?:it|this|that|these|those|which|so)\b)(?:[\w'&.,-]+ ){1,12}?(?:would|could|"
+        r"might|may|will|should)(?: (?:also|probably|certainly|surely|well))? be worth "
+        r"(?:checking|a look|consulting|contacting|searching|looking at)\b",
         r"\b(?:sources|websites|archives|records|databases|outlets|registries) (?:like|such as)\b",
         # round 9: where the figure is published ("The JNE and ONPE publish the official results
         # on their websites"): a source to check, said in the present tense
@@ -6769,6 +6783,12 @@ CLAUSE_ROLES = (
         r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:would|will|should|could|might|may)(?: (?:probably|"
         r"likely|also|certainly|surely))? (?:be able to )?(?:tell you|say (?=(?:where|when|who|"
         r"whom|which|what|whether|how)\b)|show (?:it|you|whether)\b(?: if\b[^.;!?\n]*)?)",
+        # round 14 (blind): a document of the entity as the subject of what it would give
+        # ("the manufacturer's datasheet would give its tensile strength"): advice
+        r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:datasheet|data sheet|spec sheet|specification|manual|"
+        r"handbook|documentation|brochure|catalogue|catalog|prospectus)s? (?:would|"
+        r"will|should|could|might|may)(?: (?:probably|likely|also|certainly|surely))? (?:give|"
+        r"list|state|show|include|confirm|specify)\b",
         r"\b(?:would|will|should|could|might|may) (?:be able to )?(?:tell you|give (?:you|it|the "
         r"answer)|have (?:the|this|that|it|those|these|records|details|data)|list|show (?:whether|"
         r"the|it)|confirm it|carry it)\b",
@@ -6777,9 +6797,13 @@ CLAUSE_ROLES = (
         r"conflating)\b",
         r"\b(?:perhaps|maybe) you (?:mean|meant|are thinking|'re thinking|are referring|"
         r"'re referring|have in mind)\b",
-        r"\bdid you mean\b", r"\byou (?:may|might) (?:mean|have meant)\b",
+        # round 14 (blind): the clarifying question also with an adverb ("Are you perhaps
+        # thinking of X?", "Do you maybe mean Y?"): it suggests other names, answers nothing
+        r"\b(?:did|do) you (?:perhaps |maybe |possibly |by any chance )?mean\b",
+        r"\byou (?:may|might) (?:mean|have meant)\b",
         r"\bi(?:'m| am)? (?:assum(?:e|ing)|presum(?:e|ing)|take it) " + _QUESTION_WORDING,
-        r"\bare you (?:thinking|referring)\b",
+        r"\b(?:are|were|could|might) you (?:perhaps |maybe |possibly |actually |by any chance )?"
+        r"(?:be )?(?:thinking|referring)\b",
         r"\bif you (?:mean|meant|are (?:thinking|referring|asking)|'re (?:thinking|referring|"
         r"asking)|can (?:provide|share|give|tell)|have (?:more|additional|any|a)|could (?:provide|"
         r"share|give|tell)|need)\b",
@@ -6906,6 +6930,15 @@ _UNRECORDED = (r"\b(?:perhaps|maybe|possibly|probably) (?:he|she|it|they|this|th
                r"|unrecorded|undocumented|unreported|uncatalogued|unindexed|(?:never|not) "
                r"(?:been )?(?:recorded|documented|reported|digiti[sz]ed|indexed|catalogued|"
                r"archived|published))\b")
+# round 14 (blind): what the asked name may refer to, be confused with or be known by ("It's
+# possible the name refers to a small street", "it's been confused with another city", "Could
+# it be known by another name?")
+_NAME_REFERENT = (r"\b(?:the |this |that )?(?:name|term|title) (?:\w+ )?(?:refers?|points?) to\b"
+                  r"|\b(?:been|be|being|got|gets) (?:confused|mixed up|conflated) with "
+                  r"(?:an?other|a different|a similar|some other|something else)\b"
+                  r"|\b(?:known|listed|published|catalogued|referred to) (?:by|under|as) "
+                  r"(?:an?other|a different|an alternative|an older|some other) "
+                  r"(?:name|title|term|spelling)\b")
 SPECULATION = deferred_pattern(
     _IF_REAL + r"|\bif (?:it|this|that|they|he|she|[\w' -]{2,40}?)(?:'s| is| was) (?:an? |the )?"
     r"(?:[\w-]+ (?:or|and) )?" + _LITTLE_KNOWN + r"\b"
@@ -6923,7 +6956,7 @@ SPECULATION = deferred_pattern(
     r"|\b(?:was|is|were) (?:an? )?(?:\w+ ){0,2}(?:local|minor|obscure|small|regional|"
     r"little-known|lesser-known|tiny) (?:figure|firm|company|person|business|entity|place|band|"
     r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b|"
-    + _UNRECORDED, re.IGNORECASE)
+    + _UNRECORDED + r"|" + _NAME_REFERENT, re.IGNORECASE)
 # round 4, FEQ/CCQ: the asker's name misremembered ("It may be a misremembered name", "you
 # may have misheard the name"), and whether the entity exists at all ("to confirm whether it
 # exists").
@@ -6972,7 +7005,12 @@ GENERIC_CUE = deferred_pattern(
     r"^\W*(?:many|most|some|several|all|every|few|various|numerous)\b"
     r"|\b(?:usually|typically|generally|normally|commonly|tend to|tends to|in general|"
     r"include|includes|included|including|such as|among them|for example|for instance|"
-    r"e\.g\.|every)\b", re.IGNORECASE)
+    r"e\.g\.|every)\b"
+    # round 14 (blind): real bodies named as examples of a kind ("research is done at places
+    # like X", "the likes of Y hold such collections") describe the field, not the entity
+    r"|\b(?:places|institutions|bodies|organi[sz]ations|centres|centers|universities|museums|"
+    r"collections|archives|companies|firms|ones|sites|sources) like\b|\bthe likes of\b",
+    re.IGNORECASE)
 V2_ANSWER_CUE = deferred_pattern(
     r"\b(?:the )?(?:correct |short |final |right |actual |likely )?answer(?: is|:|\s+would be)"
     r"|^\W*(?:answer|it was|it is|it's|that was|that is|that's|yes|no)\b|\bactually\b"
@@ -9154,6 +9192,22 @@ def narrows_a_named_year(text, context):
         for found in PART_OF_YEAR.finditer(text))
 
 
+NAME_NUMBER = deferred_pattern(r"[^\W\d_]-(\d{1,4})\b")  # "carbon-14", "Transporter-17"
+
+
+def says_a_new_number(text, context):
+    """True when text holds a digit that is not the number of a name the question gives
+    (NAME_NUMBER, the same number glued to a word: "Varnel-12" left of "Varnel-12 is not a
+    recognized alloy" says none, "60 years" on "cobalt-60" says one)."""
+    if DIGIT.search(text) is None:
+        return False
+    if "-" not in text or not context.numbers:
+        return True
+    return DIGIT.search(NAME_NUMBER.sub(
+        lambda match: match.group(0)[:-len(match.group(1))] if match.group(1) in
+        context.numbers else match.group(0), text)) is not None
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
@@ -9166,8 +9220,9 @@ def has_expected_candidate(text, context, strict=False):
     next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
     finishing place in words ("second", "runner-up": places_as_ordinals);
     person, place and name: a capitalized name or quoted title that is not the question's
-    (names_in); yesno: yes, no or a negation; entity: a name, number or quoted title, or
-    (not strict) any word the question did not use.
+    (names_in); yesno: yes, no or a negation; entity: a name, a number other than that of a
+    name the question gives (says_a_new_number) or a quoted title, or (not strict) any word
+    the question did not use.
     """
     if isinstance(text, dict):
         text = text["answer_text"]
@@ -9205,7 +9260,7 @@ def has_expected_candidate(text, context, strict=False):
         return bool(names_in(text, context))
     if kind == "yesno":
         return POLARITY_WORD.search(text) is not None
-    if names_in(text, context) or DIGIT.search(text):
+    if names_in(text, context) or says_a_new_number(text, context):
         return True
     return not strict and has_content_words(text, context)
 
@@ -11224,7 +11279,6 @@ def glued_to_word(mention, text):
     return start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
 
 
-NAME_NUMBER = deferred_pattern(r"[^\W\d_]-(\d{1,4})\b")  # "carbon-14", "Transporter-17"
 
 
 def name_numbers(question):

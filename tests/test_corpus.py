@@ -38,7 +38,7 @@ REPLY_FILES = ("confidence_replies.json", "confidence_round2.json", "confidence_
 # blind, before any change). Value and null reason must both agree for a confidence reply.
 BLIND_ROUNDS = {
     "answers": {"HO-": (469, 476, 442), "H3": (559, 559, 514), "H4": (585, 585, 537),
-                "H5": (475, 477, 440), "H6": (435, 436, 405), "H7": (442, 442, 410),
+                "H5": (475, 477, 440), "H6": (436, 436, 405), "H7": (442, 442, 410),
                 "H8": (433, 437, 402), "H9": (453, 459, 411),
                 "H10": (445, 445, 407), "H11": (444, 448, 411),
                 "H12": (461, 461, 446), "H13": (450, 456, 438)},
