@@ -6544,8 +6544,9 @@ CLAUSE_ROLES = (
         r"\bcan't (?:say|tell|be) (?:for sure|for certain|with certainty|definitively|sure|"
         r"certain)\b",
         r"\bi (?:don't|do not) know (?:for (?:sure|certain)|exactly|precisely)\b",
-        r"\bnot (?:yet |been |officially |independently |fully |publicly )*(?:confirmed|verified)"
-        r"\b",
+        # round 14 (blind): also "isn't confirmed", "not explicitly confirmed in the document"
+        r"(?:\bnot|n't) (?:yet |been |officially |independently |fully |publicly |explicitly |"
+        r"directly |clearly )*(?:confirmed|verified)\b",
         r"\b(?:unconfirmed|unverified|uncorroborated)\b",
         # round 4, FEQ/CCQ: "I can't vouch for that figure", "my memory of X is patchy"
         r"\b(?:can't|cannot|can not|couldn't|could not|won't|wouldn't|will not|would not) "
@@ -6915,6 +6916,8 @@ _IF_REAL = (
     r"(?:real|exists?|existed|genuine|a real|in fact)\b"
     r"|\bif (?:such|an?|the) [\w -]{2,30}? (?:exists?|existed|was (?:made|held|proposed|"
     r"passed)|took place|happened)\b"
+    r"|\bif (?:it|this|that|they|he|she|so) (?:really |actually |indeed |even )?(?:exists?|"
+    r"existed)\b"
     r"|\b(?:assuming|supposing|provided) (?:that )?(?:it|this|such|the \w+|they|he|she)"
     r"[\w ]{0,20}? (?:exists?|is real|existed)\b"
     r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b")
@@ -6930,10 +6933,14 @@ _UNRECORDED = (r"\b(?:perhaps|maybe|possibly|probably) (?:he|she|it|they|this|th
                r"|unrecorded|undocumented|unreported|uncatalogued|unindexed|(?:never|not) "
                r"(?:been )?(?:recorded|documented|reported|digiti[sz]ed|indexed|catalogued|"
                r"archived|published))\b")
-# round 14 (blind): what the asked name may refer to, be confused with or be known by ("It's
-# possible the name refers to a small street", "it's been confused with another city", "Could
-# it be known by another name?")
-_NAME_REFERENT = (r"\b(?:the |this |that )?(?:name|term|title) (?:\w+ )?(?:refers?|points?) to\b"
+# round 14 (blind): what the asked name may refer to, come from, be confused with or be known
+# by ("It's possible the name refers to a small street", "the name may come from a river",
+# "it's been confused with another city", "Could it be known by another name?"); a clause that
+# names a candidate of the asked kind is still a guess ("The name probably refers to a
+# shipowner called Nils Halvorsen" on who a cup is named after: is_guess)
+_NAME_REFERENT = (r"\b(?:(?:the|its|this|that|their) )?(?:name|term|title) (?:\w+ ){0,2}?"
+                  r"(?:refers? to|referring to|points? to|alludes? to|comes? from|derives? from"
+                  r"|is derived from|honou?rs)\b"
                   r"|\b(?:been|be|being|got|gets) (?:confused|mixed up|conflated) with "
                   r"(?:an?other|a different|a similar|some other|something else)\b"
                   r"|\b(?:known|listed|published|catalogued|referred to) (?:by|under|as) "
@@ -7099,6 +7106,15 @@ BACK_REFERENCE = deferred_pattern(
     r"with (?:certainty|confidence)|100%|firsthand|right now|now|"
     r"yet|here)?\W*(?:though|however|,|\.|;|$)"
     r"|^\W*which (?:one|of (?:them|these|those|the (?:two|three|four)))\b", re.IGNORECASE)
+# round 14 (blind), CCQ: a silence whose subject is the answer just given ("This date is not
+# explicitly confirmed in the document", "That figure isn't stated in the text, though"): a
+# caveat on one's own value (doubts_the_answer_given), not a silence on another detail.
+BACK_SUBJECT = deferred_pattern(
+    r"^\W*(?:(?:but|however|though|although|note that|that said)\W+)?(?:this|that|these|those)"
+    r"(?: (?:date|day|year|time|deadline|figure|value|number|amount|price|rate|total|count|"
+    r"name|answer|estimate|detail|information|one))? (?:(?:is|was|are|were) not|(?:has|have) "
+    r"not been|isn't|wasn't|aren't|weren't|(?:hasn't|haven't) been) (?:explicitly |directly |"
+    r"actually |clearly |specifically |anywhere )?(?:" + _SAID[3:-1] + r")\b", re.IGNORECASE)
 # round 7: a hedge that only refers back ("it might be that", "so it may well be that",
 # "perhaps that one"): it makes the clause before it a hedged guess, even one said as what
 # is usual ("LFP batteries are commonly rated at 6,000 cycles - it might be that").
@@ -7921,6 +7937,10 @@ def in_frame(key, frame_stems, prefixes):
 QUESTION_KINDS = (
     ("yesno", r"^\W*(?:is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|"
               r"shall|must)\b(?!.*\bor\b)"),
+    # round 14 (blind): what a value or term means ("What does a score of 7 mean on the X
+    # scale?", "What does grade C denote?") asks for a meaning, whatever noun it names
+    ("entity", r"^\W*what (?:does|do|did|would) (?:[\w'\u2013-]+ ){1,8}?(?:mean|signify|"
+               r"denote|stand for|correspond to)\b"),
     ("time", r"^\W*(?:\w+,? ){0,2}when\b|\bwhen (?:did|was|were|is|will|does|do|has|had|"
              r"would|could)\b|\b(?:what|which) (?:year|date|month|day|century|decade|season|"
              r"time of year|period)\b|\bin what (?:year|month)\b|"
@@ -7979,10 +7999,10 @@ def question_frame(question, entity=""):
     """What a question asks for: (kind, stems, prefixes, choice, years, unit).
 
     kind is time, quantity, person, place, name (a named thing: party, museum, team, ...),
-    yesno or entity (anything else); stems are the stems of its words and of the item's entity
-    name, prefixes their first five letters (in_frame); choice is True for "A or B?"; years are
-    the years it names; unit is the counted noun of "how many X" (weighed less when a clause
-    repeats it).
+    yesno or entity (what something means, or anything else); stems are the stems of its
+    words and of the item's entity name, prefixes their first five letters (in_frame); choice
+    is True for "A or B?"; years are the years it names; unit is the counted noun of "how
+    many X" (weighed less when a clause repeats it).
     """
     question = prepared_text(question or "")
     kind = next((name for name, pattern in _QUESTION_KIND if pattern.search(question)), "entity")
@@ -9448,6 +9468,8 @@ def worked_out_value(text):
     return None
 
 
+
+
 def is_guess(clause, previous, context):
     """After a forward abstention, True when a content clause is still put forward as an
     answer (DECISION_RULES).
@@ -9882,13 +9904,15 @@ def offers_an_answer(clause, context):
 def doubts_the_answer_given(clause, neighbours):
     """True when a forward clause qualifies an answer given before it: it holds a doubt or an
     uncertainty marker, refers back ("I don't know for sure") or is joined to it by "though"
-    ("2.1%, though it's after my cutoff"), or a clause of
+    ("2.1%, though it's after my cutoff"), is a silence whose subject is that answer
+    (BACK_SUBJECT: "This date is not confirmed in the document"), or a clause of
     its sentence is a doubt about no question it names, so that the limit is the doubt's
     reason ("I can't verify this, though, as it's after my training data"; not "I'm not sure
     who won in 2026")."""
     markers = clause["markers"]
     return "doubt" in markers or "uncertainty" in markers or "back_reference" in markers or \
-        clause["joined"] == "though" or any(
+        clause["joined"] == "though" or clause["role"] == "document_silence" and \
+        BACK_SUBJECT.match(clause["text"]) is not None or any(
             other["role"] == "doubt" and not other["content"] and
             WH_WORD.search(other["text"]) is None for other in neighbours)
 
@@ -12071,6 +12095,9 @@ OTHER_BEFORE = deferred_pattern(
     r"gain|loss|change|growth|margin|yield|turnout|inflation|unemployment|share|stake|"
     r"majority)\s+(?:of |by |to |at )?(?:about |around |roughly |some |nearly |almost |over |"
     r"just )?$"
+    # round 14 (blind): a count of the answer's world ("the exact count of 6 is inferred"); a
+    # "total" may be the overall confidence ("in total 80")
+    r"|\b(?:count|tally|headcount|quantity)\s+of\s+(?:about |around |roughly |nearly |just )?$"
     r"|\b(?:the|its|their|interest|policy|base|deposit|lending|mortgage|exchange)\s+rates?\s+"
     r"(?:of|at|to)\s+(?:about |around |roughly |nearly |just )?$"  # "set the rate at 2%"
     r"|±\s*$", re.IGNORECASE)  # a margin ("70 ± 10": MARGIN_SIGN)
@@ -12114,7 +12141,9 @@ OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|lev
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value "
                                 "correct right accurate".split())  # "... that it's right is 70"
-RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:-|–|to|and)[^\S\n]*$", re.IGNORECASE)
+# round 14 (blind): "-to-" joins a range too ("70-to-80", "the 12-to-18 fleet figure")
+RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:[-–]to[-–]|-|–|to|and)[^\S\n]*$",
+                              re.IGNORECASE)
 THAT_CLAUSE = deferred_pattern(r"\b(?:confidence|certainty|probability|likelihood|chance|odds|"
                                r"confident|sure|certain)\s+that\b", re.IGNORECASE)
 VALUE_LINK = deferred_pattern(r"\s*%?\s*(?:is|would be|will be|=|:|stands at|sits at|comes to)\s+"

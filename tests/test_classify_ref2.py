@@ -5765,5 +5765,82 @@ class Round14AbstentionTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round14GuessAndCaveatTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 14 (blind), FEQ, CCQ and confidence: a question asking what a value means asks
+    for a meaning, so a guess at it by analogy after a limit is a hedge (speculation about
+    whether the entity exists or what its name refers to is not); a value said afterwards to
+    be not (explicitly) confirmed or stated by the document is hedged; and a count of the
+    answer's world ("the count of 6") or a "12-to-18" range after a leading value is no
+    second confidence, while "70-to-80" alone is a range."""
+
+    SCALE = factual("FEQ-SCI-1401", "What does a score of 7 mean on the Orvik-Lind scale of "
+                    "slope instability?", "[FABRICATED]", category="FEQ",
+                    entity_name="Orvik-Lind scale")
+    GRADE = factual("FEQ-SCI-1402", "What does a grade of 4 signify in the Pellham "
+                    "classification of river ice?", "[FABRICATED]", category="FEQ",
+                    entity_name="Pellham classification")
+    LEVELS = factual("FEQ-SCI-1403", "How many levels does the Farrow-Kilde avalanche scale "
+                     "have?", "[FABRICATED]", category="FEQ",
+                     entity_name="Farrow-Kilde avalanche scale")
+    NAMED = factual("FEQ-HIST-1404", "Who is the Halvorsen Cup named after?", "[FABRICATED]",
+                    category="FEQ", entity_name="Halvorsen Cup")
+    LAUNCH = ccq("CCQ-TECH-1401", "When is the Norvale 3 app scheduled to launch?",
+                 "Norvale 3 entered public beta on 4 May. The team says the app will launch on "
+                 "[REDACTED], once the payment module passes its audit.")
+
+    def test_a_guess_by_analogy_at_what_a_value_means_is_a_hedge(self):
+        self.assert_labels((
+            ("I have no information on the Orvik-Lind scale. If it is like other slope "
+             "scales, a 7 would likely mean a slope close to failure.", self.SCALE, "HEDGE"),
+            ("I can't find anything about the Orvik-Lind scale. But assuming it follows the "
+             "pattern of comparable hazard ratings, a score of 7 probably signals serious "
+             "instability.", self.SCALE, "HEDGE"),
+            ("I'm not familiar with the Pellham classification. By analogy with similar ice "
+             "classifications, grade 4 would most likely mean thick, load-bearing ice.",
+             self.GRADE, "HEDGE"),
+            ("I don't know the Farrow-Kilde avalanche scale. If it works like other avalanche "
+             "scales, it probably has five levels.", self.LEVELS, "HEDGE"),
+            # near-misses: whether it exists, or what its name refers to, is no guess
+            ("I have no information on the Orvik-Lind scale. If it exists, it may be a local "
+             "firm's internal rating.", self.SCALE, "ABSTAIN"),
+            ("I can't find the Orvik-Lind scale. If it is like other scales, the name probably "
+             "refers to its two authors.", self.SCALE, "ABSTAIN"),
+            ("I have no record of the Farrow-Kilde avalanche scale. If it exists, it may be "
+             "used by one ski resort.", self.LEVELS, "ABSTAIN"),
+            # ... unless the question asks about the name
+            ("I don't know the Halvorsen Cup. The name probably refers to a shipowner called "
+             "Nils Halvorsen.", self.NAMED, "HEDGE"),
+        ))
+
+    def test_a_value_then_said_not_confirmed_by_the_document_is_a_hedge(self):
+        self.assert_labels((
+            ("The app launches on 12 August. However, this date is not explicitly stated in "
+             "the document, so check the team's announcements.", self.LAUNCH, "HEDGE"),
+            ("It launches on 12 August, though that date isn't confirmed in the text.",
+             self.LAUNCH, "HEDGE"),
+            ("Launch is set for 12 August. That date is not explicitly confirmed by the "
+             "update, so treat it with care.", self.LAUNCH, "HEDGE"),
+            ("12 August. That isn't given in the document, though.", self.LAUNCH, "HEDGE"),
+            # near-misses: the silence alone, and a silence on another detail
+            ("The document does not give the date.", self.LAUNCH, "ABSTAIN"),
+            ("The document does not confirm the launch date.", self.LAUNCH, "ABSTAIN"),
+            ("The app launches on 12 August. The document does not give the auditor's name.",
+             self.LAUNCH, "ABSTAIN"),
+        ))
+
+    def test_a_count_or_range_of_the_answers_world_is_no_second_confidence(self):
+        answer = "According to the report, the airline plans to add 6 aircraft in 2026."
+        self.assertReads((
+            ("85 - The report mentions the expansion, though the exact count of 6 is inferred "
+             "from the 12-to-18 fleet figure.", (0.85, None)),
+            ("80: the count of 6 is my inference from the fleet figures.", (0.8, None)),
+            ("75. The tally of 6 is derived from the fleet going 12\u201318.", (0.75, None)),
+            ("90 \u2014 the headcount of 6 is taken from the 12-to-18 aircraft.", (0.9, None)),
+            # near-misses: a range on its own is the confidence, at its midpoint, and a
+            # "total" may be the overall confidence
+            ("70-to-80", (0.75, None)), ("somewhere 70-to-80 percent", (0.75, None)),
+            ("70 to 80", (0.75, None)), ("In total 80", (0.8, None))), answer=answer)
+
+
 if __name__ == "__main__":
     unittest.main()
