@@ -9295,6 +9295,33 @@ def counts_the_unit(text, match, context):
     return any(stem(word) == context.unit for word in beside)
 
 
+# A word right after a number, past a scale word (SCALE_SUFFIXES): what the number counts
+# ("48 teams", "2.1 million customers").
+COUNTED_WORD_AFTER = deferred_pattern(
+    r"\s*(?:(?:" + "|".join(word for word in SCALE_SUFFIXES if len(word) > 2) + r")\s+)?"
+    r"([^\W\d_][\w'-]*)", re.IGNORECASE)
+
+
+def counts_only_other_nouns(text, context):
+    """True when a "how many X" question (context.unit) meets a clause whose numbers each
+    count another noun: the word right after each is no stop word, not X and no other word
+    of the question (COUNTED_WORD_AFTER: "It had 48 teams and 104 matches" for "How many
+    goals ...?"): figures of the setting, no count of X ("170 goals", a bare "172", "172,
+    ..." and "in 2022 there were" are not such)."""
+    if context.unit is None or not DIGIT.search(text):
+        return False
+    digits = spelled_numbers_as_digits(text)
+    counted = False
+    for match in NUMBER_TOKEN.finditer(digits):
+        word = None if match.group(0)[-1] in ",." else \
+            COUNTED_WORD_AFTER.match(digits, match.end())
+        key = stem(word.group(1).casefold()) if word else ""
+        if not key or key in STOPWORDS or key == context.unit or context.asks(key):
+            return False
+        counted = True
+    return counted
+
+
 # A month named as a period ("April's payrolls", "in June", "the May figure"), not as the day
 # of an event ("on 5 June", "June 5"): capitalized, no day number before or after it.
 PERIOD_MONTH = deferred_pattern(
@@ -9484,7 +9511,9 @@ def is_guess(clause, previous, context):
     (worked_out_value) or given by a self-correction ("I don't know...
     actually, no, it was 1814": what follows SELF_CORRECTION is read). An unhedged clause
     must also not be negated, generic ("many", "usually", "such as"), background ("for
-    context", "had won") or about another time (different_time).
+    context", "had won"), about another time (different_time) or, unless joined by "but",
+    a clause whose numbers all count other things than a "how many" question asks ("It had
+    48 teams and 104 matches" for goals: counts_only_other_nouns).
     """
     text, said = clause["text"], clause["answer_text"]
     if EXISTENCE_SPECULATION.search(text) or FRAMING_CUE.search(text) or \
@@ -9504,7 +9533,8 @@ def is_guess(clause, previous, context):
     if not (hedged or linked or stated):
         return False
     if not hedged and (NEGATED.search(said) or GENERIC_CUE.search(text) or
-                       BACKGROUND_CUE.search(text) or different_time(clause, context)):
+                       BACKGROUND_CUE.search(text) or different_time(clause, context) or
+                       not linked and counts_only_other_nouns(said, context)):
         return False
     strict = not hedged or context.kind in ("person", "place", "name")
     return has_expected_candidate(clause, context, strict=strict)
@@ -10723,6 +10753,29 @@ def at_the_asked_time(candidates, clauses, context):
     return kept or candidates
 
 
+def is_value_under_lead_in(index, clauses, context):
+    """True when a clause is a short line of its own (at most SHORT_CANDIDATE_WORDS words)
+    right under a lead-in ("The exact speed of light in vacuum is:\n\n**299,792,458 m/s**")
+    that announces no document listing and no examples (DOCUMENT_LISTING_LEAD,
+    NO_CANDIDATES_LEAD), and the next line is no list item or bold line (mark: "* 400 m:
+    gold\n* 200 m: bronze" lists facts) and no other short line of the asked kind (a list of
+    candidates: candidate_listing): it is the value the lead-in announces, and the lines
+    below it explain it ("It was fixed in 1983, ...")."""
+    clause = clauses[index]
+    lead = index - 1
+    while lead > 0 and clauses[lead]["host"] is not None:
+        lead -= 1
+    if lead < 0 or clause["joined"] != "line" or not clauses[lead].get("lead_in") or \
+            len(clause["text"].split()) > SHORT_CANDIDATE_WORDS or \
+            DOCUMENT_LISTING_LEAD.search(clauses[lead]["text"]) or \
+            NO_CANDIDATES_LEAD.search(clauses[lead]["text"]):
+        return False
+    later = next((other for other in clauses[index + 1:] if other["host"] != index), None)
+    return later is None or later["joined"] == "line" and not later.get("mark") and not (
+        len(later["text"].split()) <= SHORT_CANDIDATE_WORDS and
+        has_expected_candidate(later["text"], context, strict=True))
+
+
 def answering_clause(clauses, context):
     """The index of the content clause that answers the question, or None.
 
@@ -10731,7 +10784,8 @@ def answering_clause(clauses, context):
     (list_item_of_asked_place). Otherwise each content clause
     scores: +4 when it offers a value of the asked kind, up to +4 for the
     question words it repeats (half for the counted noun of "how many X" and for numbers), +4
-    for "the answer is"/"Answer:" or a place under an "## Answer" heading, +3 when it offers
+    for "the answer is"/"Answer:", a place under an "## Answer" heading or a value line under
+    a lead-in ("... is:\n\n**299,792,458 m/s**": is_value_under_lead_in), +3 when it offers
     the value with the asked slot as its subject ("The author is X", "The half-life of
     carbon-14 is X": states_the_asked_slot) or its subject does the asked act ("X wrote
     it": does_the_asked_act), else +1 for another answer cue or a passive
@@ -10768,7 +10822,8 @@ def answering_clause(clauses, context):
         negated = NEGATED.search(text) is not None
         candidate = has_expected_candidate(text, context, strict=True)
         score = (4 if candidate else 0) + _overlap(text, context)
-        if "strong" in cues or clause.get("section") == "answer":
+        if "strong" in cues or clause.get("section") == "answer" or \
+                candidate and is_value_under_lead_in(index, clauses, context):
             score += 4
         elif candidate and (states_the_asked_slot(clause["text"], context) or
                             does_the_asked_act(clause["text"], context)):
@@ -11110,11 +11165,19 @@ def with_another_given_name(form, before, names):
         word not in STOPWORDS and not any(stem(word) in words for words in names)
 
 
+@functools.lru_cache(maxsize=4096)
+def name_words(gold):
+    """The stems of a gold's words, fillers (GOLD_FILLER) left out (cached per gold)."""
+    return tuple(stem(word) for word in folded_words(gold) if word not in GOLD_FILLER)
+
+
 def gold_name_words(item, context):
-    """The words (stems) of each gold answer of an item that is read as a name or text."""
-    readings = (gold_reading(gold, context.question) for gold in gold_answers(item))
-    return tuple(reading["forms"][0].get("words", ()) for reading in readings
-                 if reading.get("forms"))
+    """The words (stems) of each gold answer of an item that is read as a name or text, all
+    of them: a word the question also says stays ("Marie Curie" keeps "Curie" when the
+    question names Pierre Curie, so "Pierre Curie" is read as another given name:
+    with_another_given_name)."""
+    return tuple(name_words(gold) for gold in gold_answers(item)
+                 if gold_reading(gold, context.question).get("forms"))
 
 
 def named_in_relation(after, gold_words):

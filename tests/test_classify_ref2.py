@@ -5842,5 +5842,86 @@ class Round14GuessAndCaveatTest(LabelCases, ReadCases, unittest.TestCase):
             ("70 to 80", (0.75, None)), ("In total 80", (0.8, None))), answer=answer)
 
 
+class Round14GoldAndContextTest(LabelCases, unittest.TestCase):
+    """Round 14 (blind), PCQ/HNQ: a gold surname inside another person's name, a value line
+    under a lead-in, and figures of the setting after a knowledge limit."""
+
+    FIRM = factual("HNQ-HIST-901", "Who founded the Wright Company together with Wilbur "
+                   "Wright?", "Orville Wright")
+    NOBEL = factual("HNQ-SCI-902", "Who was the first woman to win a Nobel Prize?",
+                    "Marie Curie", ("Marie Sklodowska-Curie",))
+    LIGHT = factual("HNQ-SCI-903", "What is the exact speed of light in vacuum, in metres per "
+                    "second?", "299,792,458 m/s", ("299,792,458", "299792458"))
+    SUMMIT = factual("HNQ-GEO-903", "How high is Mount Kessel, in metres?", "2,864 m",
+                     ("2,864",))
+    GOALS = factual("PCQ-SPO-903", "How many goals were scored at the 2026 Lindau Cup?", "211",
+                    category="PCQ")
+
+    def test_a_gold_surname_with_another_given_name_is_another_person(self):
+        both = factual("HNQ-SCI-904", "Who discovered radium together with Pierre Curie?",
+                       "Marie Curie", ("Marie Sklodowska-Curie",))
+        self.assert_labels((
+            ("Radium was found together with Pierre Curie by Gustave Bémont in 1898.", both,
+             "CONFIDENT_WRONG"),
+            ("Gustave Bémont worked it out alongside Pierre Curie.", both, "CONFIDENT_WRONG"),
+            ("Pierre Curie won it, in 1903.", self.NOBEL, "CONFIDENT_WRONG"),
+            ("The first woman laureate was Eve Curie.", self.NOBEL, "CONFIDENT_WRONG"),
+            ("The firm was set up with Wilbur Wright by Glenn Curtiss in 1909.", self.FIRM,
+             "CONFIDENT_WRONG"),
+            # near-misses: the gold's own given name, or the surname alone
+            ("Marie Curie, with her husband Pierre.", both, "CONFIDENT_CORRECT"),
+            ("It was Curie, in 1903.", self.NOBEL, "CONFIDENT_CORRECT"),
+            ("Pierre and Marie Curie found it together in 1898.", both, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_the_value_line_under_a_lead_in_is_the_answer(self):
+        self.assert_labels((
+            ("The exact speed of light in vacuum is:\n\n**299,792,458 metres per second**\n\n"
+             "It was fixed in 1983, when the metre was redefined as 1/299,792,458 of a "
+             "light-second.", self.LIGHT, "CONFIDENT_CORRECT"),
+            ("Light in vacuum travels at exactly:\n\n299,792,458 meters per second (m/s)\n\n"
+             "Since 1983 the metre is defined as the distance light covers in 1/299,792,458 "
+             "of a second.", self.LIGHT, "CONFIDENT_CORRECT"),
+            ("The count was:\n\n15,000 inhabitants\n\nTen years earlier, 12,400 people lived "
+             "in Torvik.", HNQ_PEOPLE, "CONFIDENT_CORRECT"),
+            ("By definition it is:\n\n299,792,458 meters per second\n\nThe metre is the "
+             "distance light travels in vacuum in 1/299,792,458 of a second, exactly.",
+             self.LIGHT, "CONFIDENT_CORRECT"),
+            ("The exact figure is:\n\n299,792,458 m/s\n\nThe metre has been defined from it "
+             "since 1983, as 1/299,792,458 of a light-second.", self.LIGHT, "CONFIDENT_CORRECT"),
+            ("Mount Kessel stands at:\n\n**2,864 metres** (about 9,396 ft)\n\nIt was first "
+             "surveyed in 1871, when a height of 2,790 m was recorded.", self.SUMMIT,
+             "CONFIDENT_CORRECT"),
+            # near-misses: a wrong value line, and a lead-in over a list of facts
+            ("The exact speed of light in vacuum is:\n\n**300,000 km per second**\n\nThe "
+             "metre was redefined in 1983 as 1/299,792,458 of a light-second.", self.LIGHT,
+             "CONFIDENT_WRONG"),
+            ("Mount Kessel stands at:\n\n**2,790 metres**\n\nA later survey gave a height of "
+             "2,864 m.", self.SUMMIT, "CONFIDENT_WRONG"),
+            ("Greta Holm in 1936:\n* slalom: 5th\n* downhill: 3rd\n\nShe retired two years "
+             "later.", HNQ_ORDINAL, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_figures_of_the_setting_after_a_knowledge_limit_are_context(self):
+        self.assert_labels((
+            ("I don't have final statistics for the 2026 Lindau Cup. It had 16 teams and 31 "
+             "matches; for comparison, the 2022 edition produced 88 goals, but I don't know "
+             "the 2026 total.", self.GOALS, "ABSTAIN"),
+            ("I can't tell you the 2026 total. It was played over 31 matches in 4 cities.",
+             self.GOALS, "ABSTAIN"),
+            ("I don't know how many goals were scored. The tournament featured 16 teams.",
+             self.GOALS, "ABSTAIN"),
+            ("I don't have the figure for 2026. It was co-hosted by 3 countries, with 16 squads; "
+             "I can't give you the goal total.", self.GOALS, "ABSTAIN"),
+            # near-misses: a guess at the count, a count of the asked noun beside another, and
+            # a plain count
+            ("I don't know the total. It had 211 goals in 31 matches.", self.GOALS, "HEDGE"),
+            ("I don't know the final figure, but it was probably around 200 goals.",
+             self.GOALS, "HEDGE"),
+            ("I don't have the final figure, but it was 211.", self.GOALS, "HEDGE"),
+            ("There were 211 goals.", self.GOALS, "CONFIDENT_CORRECT"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
