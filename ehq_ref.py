@@ -6591,6 +6591,12 @@ CLAUSE_ROLES = (
         r"understanding|recollection|impression|belief|hunch|sense|reading|inference|bet)\b",
         r"\b(?:educated|rough|wild|best|blind) guess\b", r"\bat a guess\b", r"\bguessing\b",
         r"\bonly a guess\b", r"\bif i (?:had|have|were) to (?:guess|bet|pick|choose|say)\b",
+        # round 14 (blind): a guess offered on condition or in the past conditional ("If you
+        # want a guess, I'd have said X", "If pressed, ...", "I would have bet on X")
+        r"\bif (?:you (?:want|need|'d like|would like) (?:a|my|one) (?:guess|pick)|(?:pressed|"
+        r"forced)(?=,| to (?:guess|pick|choose|say)\b))",
+        r"\bi(?:'d| would) have (?:said|guessed|bet|wagered|picked|chosen|gone (?:with|for)|"
+        r"backed|tipped|put (?:my money )?on)\b",
         # round 6: candidates ranked ("Top candidate: X; second candidate: Y", "my top pick",
         # "Y as a second possibility", "Best guesses, in order: X, then Y")
         r"\b(?:top|second|third|next) (?:candidates?|picks?|possibilit(?:y|ies)|guess(?:es)?)\b"
@@ -6761,6 +6767,14 @@ CLAUSE_ROLES = (
         r"(?:results|figures|counts?|data|statistics|tall(?:y|ies)|numbers|decisions|records) "
         r"(?:on|at|in|through) (?:its|their|the) (?:own |official )?(?:websites?|sites?|portals?|"
         r"web ?pages?|databases?|gazettes?)\b",
+        # round 14 (blind): a source that keeps the data which would settle the question ("The
+        # Danish agency publishes official elevation data that would settle it"): advice
+        r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:publish(?:es)?|keeps?|ha(?:s|ve)|holds?|maintains?|lists?|"
+        r"carr(?:y|ies)) (?:[\w'&.,-]+ ){0,4}?(?:data|figures|records|statistics|measurements|"
+        r"surveys?|registers?|lists?|numbers|tables|maps|details|histor(?:y|ies)) (?:that|"
+        r"which) (?:would|will|should|could|might|can)(?: (?:probably|likely|also|certainly|"
+        r"surely|easily|quickly))? (?:settle|answer|resolve|decide|confirm|tell you|give you|"
+        r"show you)\b",
         r"\b(?:likeliest|likely|best|right|obvious|good|first|natural) places? (?:to|for)\b",
         r"\bwould (?:probably |likely |perhaps |also )?be (?:the|a) (?:(?:best|right|obvious|good|"
         r"natural|first|likeliest) )?(?:place|source|starting point|way)\b",
@@ -8895,6 +8909,15 @@ def doubts_only_the_question(tail, context):
 _HEDGING_ROLE_SET = frozenset(HEDGING_ROLES)
 
 
+def declines_after_doubt(roles, piece_roles, lead, context):
+    """True when a piece that refuses (piece_roles holds "refusal": "so I'd rather not guess",
+    "and I won't guess") follows a doubt in the same clause (roles, read before it) whose text
+    (lead) offers no candidate ("I'm not certain of the exact year, so I'd rather not guess"):
+    the doubt is the reason for declining, the clause abstains (round 14, blind)."""
+    return "refusal" in piece_roles and not _HEDGING_ROLE_SET.isdisjoint(roles) and \
+        not has_expected_candidate(lead, context, strict=True)
+
+
 def read_clause(clause, context, scanned=None):
     """The role of one clause and whether it carries content (scanned: what piece_markers
     read of its text alone, when the caller has it).
@@ -8913,7 +8936,9 @@ def read_clause(clause, context, scanned=None):
     of the clause has declined already (the anaphor is what it declined: "The dividend is
     withheld, so I can't give it"). An uncertainty marker before a forward marker in the same
     piece, or earlier pieces that are only a soft lead (SOFT_LEAD: "As far as I can tell, there
-    was never a bank called X"), qualify the abstention: the uncertainty is dropped; so is an
+    was never a bank called X"), qualify the abstention: the uncertainty is dropped, and so is a
+    doubt with no candidate before a refusal ("I'm not sure, so I won't guess":
+    declines_after_doubt); so is an
     uncertainty marker that leads straight into advice (qualifies_advice) or a hedge in what
     a source is reported to call something (REPORTED_DESCRIPTION). A doubt that only asks the
     question back with no candidate ("Not sure who wrote it": doubts_only_the_question) is a
@@ -9004,6 +9029,8 @@ def read_clause(clause, context, scanned=None):
         if "uncertainty" in roles and any(role in FORWARD_ROLES for role in piece_roles) and \
                 SOFT_LEAD.match(text[:max(begin, 0)]):
             roles = [role for role in roles if role != "uncertainty"]
+        if declines_after_doubt(roles, piece_roles, text[:max(begin, 0)], context):
+            roles = [role for role in roles if role not in _HEDGING_ROLE_SET]
         roles.extend(piece_roles)
         remainder.append(piece[cursor:])
         kept.append(" ".join([part for part in remainder if part.strip()]))
