@@ -420,6 +420,15 @@ class CountingAtOnceTest(unittest.TestCase):
         self.assertIn("$[6].k: expected 0 or 1, got true", self.both(with_k))
         self.assertIn("$[1]", self.both([good[0], [1, 2]]))
 
+    def test_models_are_known_before_the_counted_rows_are_tallied(self):
+        rows = [record("HNQ-SPO-001", "ABSTAIN"), record("HNQ-SPO-002", "HEDGE")]  # no model
+        for entries in (rows, iter(rows)):  # counted at once, and one by one
+            scorer = ehq_ref.EHQScorer()
+            scorer.add_records(entries)
+            scorer.add_records([dict(rows[0], model="other")])
+            self.assertEqual(scorer.models(), ["model", "other"])
+            self.assertEqual(scorer.result()["models"]["model"]["overall"]["n_input"], 2)
+
 
 def _cluster_rows():
     """Two strata of five single-record clusters each, plus a two-record cluster."""
