@@ -5802,7 +5802,9 @@ _SAID = (r"(?:stated|given|specified|mentioned|provided|disclosed|included|indic
 # for", "best to contact"): meta, also after a modal that softens it (MODAL_ADVICE_AFTER)
 _SEEKING_ADVICE = (r"(?:worth(?:while)? |(?:best|wise|advisable|a good idea|sensible|helpful|"
                    r"useful) to )(?:ask(?:ing)?|contact(?:ing)?|consult(?:ing)?|look(?:ing)? "
-                   r"(?:up|into|for)|search(?:ing)?|request(?:ing)?|call(?:ing)?|email(?:ing)?|"
+                   r"(?:up|into|for|at|through)|search(?:ing)?|request(?:ing)?|call(?:ing)?|"
+                   # round 15 (blind): "It may be worth checking OMIM"
+                   r"email(?:ing)?|check(?:ing)?|"
                    r"writ(?:e|ing) to|visit(?:ing)?|"
                    # round 14 (blind): "worth exploring", "worth a try"
                    r"explor(?:e|ing)|brows(?:e|ing)|tr(?:y|ying)|a try)\b")
@@ -6173,7 +6175,10 @@ CLAUSE_ROLES = (
         r"completely |purely |wholly |likely |probably |simply |almost certainly )?" + _FICTION,
         r"\b(?:built|based|founded|centred|centered|resting|premised|constructed) (?:on|around|"
         r"upon) (?:an? |the |some )?(?:[\w-]+ )?" + _FICTION,
-        r"\bthere(?:'s| is| was| are| were) no (?:[\w'-]+ ){1,6}?(?:that |which )?(?:i (?:know|"
+        # round 15 (blind): a name joined by an en dash ("There is no Calloway\u2013Singh
+        # hypothesis that I am aware of")
+        r"\bthere(?:'s| is| was| are| were) no (?:[\w'\u2013-]+ ){1,6}?(?:that |which )?"
+        r"(?:i (?:know|"
         r"knew) of|i(?:'m| am) aware of|in my (?:knowledge|memory|records?|sources|data)|"
         # round 14 (blind): "There is no Port X in Tasmania that I can identify"
         r"i (?:can|could) (?:identify|find|locate|trace|verify|confirm))\b",
@@ -6183,8 +6188,9 @@ CLAUSE_ROLES = (
         r"\b(?:false|mistaken|incorrect|flawed|faulty|erroneous|invalid) (?:premise|assumption)\b",
         r"\bno (?:record|records|evidence|trace|traces|mention|reference|references|sign)s? "
         r"(?:of|that|for|whatsoever|in|anywhere)\b",
-        r"\bdoes(?: not|n't) (?:correspond|match|refer) to (?:any|a) (?:known|real|actual|"
-        r"existing)",
+        # round 15 (blind): "The name does not match any published hypothesis"
+        r"\bdoes(?: not|n't) (?:correspond to|match(?: to)?|refer to) (?:any|an?) (?:known|real|"
+        r"actual|existing|published|documented|recogni[sz]ed|established|attested)\b",
         r"\b(?:is|isn't|is not|are|aren't|was|wasn't)(?: not)? (?:an? )?(?:known|recognized|"
         r"recognised|documented|attested|verified|existing|identifiable|described|established|"
         r"recorded) (?:[\w-]+ ){0,2}" + _KINDS + r"\b",
@@ -6218,7 +6224,8 @@ CLAUSE_ROLES = (
         r"|(?:even |really |actually )?(?:exists?|existed)\b)",
     ) + other_language_markers("premise_rejection")),
     ("document_silence", (
-        r"\b(?:does|did|do)(?: not|n't|nt) (?:explicitly |directly |actually |clearly |"
+        # an imperative "Do not give to children" opens its piece: an instruction (round 15)
+        r"\b(?:does|did|(?<!^)do)(?: not|n't|nt) (?:explicitly |directly |actually |clearly |"
         r"specifically |really |say or |anywhere |itself )?" + _SAY + r"\b",
         r"\bnever (?:actually |explicitly |once )?(?:gives|says|states|mentions|specifies|"
         r"discloses|reveals|names|provides|tells|indicates|lists|identifies|spells out|"
@@ -6660,7 +6667,11 @@ CLAUSE_ROLES = (
         r"(?:double[- ]?check|verify|confirm)\b",
         r"\b(?:i(?:'d| would) )?(?:recommend|suggest|advise)(?:s|ed)? (?:double[- ]?checking|"
         r"verifying|confirming)\b",
-        r"\bworth (?:double[- ]?checking|verifying|confirming|checking)\b",
+        # "worth checking" doubts what was said ("worth checking, though", "worth checking
+        # that date"); of a source it is advice ("It may be worth checking OMIM": round 15)
+        r"\bworth (?:double[- ]?checking|verifying|confirming|checking(?=\W*(?:$|[,;.)]| "
+        r"(?:though|however|first|again|(?:this|that|it|these|those|the (?:date|year|figure|"
+        r"number|name|value|answer|details?|facts?|spelling))\b))))\b",
         r"\bto (?:confirm|verify|double[- ]?check|be (?:sure|certain))\b",
         r"\bdouble[- ]?check\b",
         r"\b(?:is|are|was|were) (?:widely |generally |commonly )?(?:believed|thought|rumou?red|"
@@ -6946,7 +6957,13 @@ _UNRECORDED = (r"\b(?:perhaps|maybe|possibly|probably) (?:he|she|it|they|this|th
                r"its|their)\b[^.;:]{0,60}?\b(?:only (?:[\w-]+ ){0,3}?" + _LITTLE_KNOWN +
                r"|unrecorded|undocumented|unreported|uncatalogued|unindexed|(?:never|not) "
                r"(?:been )?(?:recorded|documented|reported|digiti[sz]ed|indexed|catalogued|"
-               r"archived|published))\b")
+               r"archived|published))\b"
+               # round 15 (blind): "If she is a composer, she may not be widely documented",
+               # "Her work might not have been well catalogued"
+               r"|\b(?:may|might|could)(?: well)? (?:not|never) (?:have )?(?:be|been) (?:\w+ )?"
+               r"(?:(?:widely|well|much|extensively|publicly|properly|formally) )?(?:documented|"
+               r"known|recorded|covered|reported|published|catalogued|indexed|digiti[sz]ed|"
+               r"archived)\b")
 # round 14 (blind): what the asked name may refer to, come from, be confused with or be known
 # by ("It's possible the name refers to a small street", "the name may come from a river",
 # "it's been confused with another city", "Could it be known by another name?"); a clause that
@@ -6959,7 +6976,12 @@ _NAME_REFERENT = (r"\b(?:(?:the|its|this|that|their) )?(?:name|term|title) (?:\w
                   r"(?:an?other|a different|a similar|some other|something else)\b"
                   r"|\b(?:known|listed|published|catalogued|referred to) (?:by|under|as) "
                   r"(?:an?other|a different|an alternative|an older|some other) "
-                  r"(?:name|title|term|spelling)\b")
+                  r"(?:name|title|term|spelling)\b"
+                  # round 15 (blind): where the term was coined ("the authors may have coined
+                  # the term there", "the term might have been coined in a preprint")
+                  r"|\b(?:coined|introduced|invented|made up)(?: \w+){0,2}? (?:the|this|that|"
+                  r"such an?) (?:term|name|phrase|label|expression)\b"
+                  r"|\b(?:term|name|phrase|label|expression) (?:\w+ ){0,3}?(?:coined|introduced)\b")
 SPECULATION = deferred_pattern(
     _IF_REAL + r"|\bif (?:it|this|that|they|he|she|[\w' -]{2,40}?)(?:'s| is| was) (?:an? |the )?"
     r"(?:[\w-]+ (?:or|and) )?" + _LITTLE_KNOWN + r"\b"
@@ -6970,13 +6992,18 @@ SPECULATION = deferred_pattern(
     r"family|defunct|short-lived|fictional|informal|unofficial|misspell\w*|variant|typo|"
     r"different|alternative|alternate|confus\w*|mix-?up|transliteration|translation|nickname|"
     r"pseudonym|hypothetical|made-up|invented|fabricated|mistake|error|garbled|mistaken|"
-    r"similar|related|unrelated|very recent|brand-new|startup|start-up|independent|"
+    # "may be related to spin interactions" describes the entity (round 15, blind); "a
+    # related company" sets a look-alike beside it
+    r"similar|related(?! to\b)|unrelated|very recent|brand-new|startup|start-up|independent|"
     r"self-published|amateur|hamlet|discredited|obsolete|outdated|superseded|deprecated|"
     r"archaic|former|trade|synonym|renamed|recent|unpublished|provisional)"
     r"|" + _NAME_GARBLED + r"|different|off)\b"
-    r"|\b(?:was|is|were) (?:an? )?(?:\w+ ){0,2}(?:local|minor|obscure|small|regional|"
-    r"little-known|lesser-known|tiny) (?:figure|firm|company|person|business|entity|place|band|"
-    r"group|artist|politician|painter|writer|author|venue|release|label|publisher)\b|"
+    # round 15 (blind): also after "it's" and of amateur groups ("My guess would be that it's
+    # a small amateur group", "Presumably it's an obscure regional club")
+    r"|(?:\b(?:was|is|were)|'s) (?:an? )?(?:\w+ ){0,2}(?:local|minor|obscure|small|regional|"
+    r"little-known|lesser-known|tiny|amateur) (?:figure|firm|company|person|business|entity|"
+    r"place|band|group|artist|politician|painter|writer|author|venue|release|label|publisher|"
+    r"troupe|society|club|guild|association|organi[sz]ation|outfit|circle)\b|"
     + _UNRECORDED + r"|" + _NAME_REFERENT, re.IGNORECASE)
 # round 4, FEQ/CCQ: the asker's name misremembered ("It may be a misremembered name", "you
 # may have misheard the name"), and whether the entity exists at all ("to confirm whether it
@@ -7119,7 +7146,11 @@ BACK_REFERENCE = deferred_pattern(
     r"precisely|offhand|either|though|however|for a fact|definitively|"
     r"with (?:certainty|confidence)|100%|firsthand|right now|now|"
     r"yet|here)?\W*(?:though|however|,|\.|;|$)"
-    r"|^\W*which (?:one|of (?:them|these|those|the (?:two|three|four)))\b", re.IGNORECASE)
+    r"|^\W*which (?:one|of (?:them|these|those|the (?:two|three|four)))\b"
+    # round 15 (blind): "I don't know how accurate that is", "I can't say how reliable it is"
+    r"|^\W*how (?:accurate|reliable|correct|right|trustworthy|precise|exact|solid|sound) "
+    r"(?:that|this|it|these|those)(?: (?:figure|answer|claim|number|date|name|value|year))? "
+    r"(?:is|was|are|were)\b", re.IGNORECASE)
 # round 14 (blind), CCQ: a silence whose subject is the answer just given ("This date is not
 # explicitly confirmed in the document", "That figure isn't stated in the text, though"): a
 # caveat on one's own value (doubts_the_answer_given), not a silence on another detail.
