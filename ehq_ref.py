@@ -8949,6 +8949,23 @@ def declines_after_doubt(roles, piece_roles, lead, context):
         not has_expected_candidate(lead, context, strict=True)
 
 
+# A number and the word right after it ("10 countries", "3 gold medals"; spelled numbers
+# read as digits first).
+NUMBER_THEN_WORD = deferred_pattern(r"(?<![\w.,])\d[\d,.]*\s+([^\W\d_][\w'-]*)")
+
+
+def states_the_asked_count(text, context):
+    """True when a clause of a "how many X" question writes a number right before X
+    (context.unit: "The Danube flows through 10 countries", "won three gold medals"): a
+    lead-in that says so before its list states the asked count itself (round 15, blind),
+    where "The countries are:" only announces the list."""
+    if context.kind != "quantity" or context.unit is None:
+        return False
+    digits = spelled_numbers_as_digits(text)
+    return any(stem(word.casefold()) == context.unit
+               for word in NUMBER_THEN_WORD.findall(digits))
+
+
 def read_clause(clause, context, scanned=None):
     """The role of one clause and whether it carries content (scanned: what piece_markers
     read of its text alone, when the caller has it).
@@ -9082,7 +9099,8 @@ def read_clause(clause, context, scanned=None):
             ASKING_OPENER.match(text) is None and not in_other_language(text):
         return _clause(clause, "uncertainty", ["uncertainty", "asked_candidate"], content,
                        answer_text, True)
-    if text.rstrip().endswith("?") and not hedged or clause.get("lead_in") and not roles:
+    if text.rstrip().endswith("?") and not hedged or clause.get("lead_in") and not roles and \
+            not states_the_asked_count(text, context):
         return _clause(clause, "meta", roles + ["lead_in" if clause.get("lead_in") else "question"])
     own = [name for name in roles if name not in ("meta", "back_reference")]
     role = own[0] if own else "content" if content and not roles else "meta" if roles else \
@@ -10397,13 +10415,15 @@ def read_answer(answer, item, context=None):
 # --- ehq_ref-2: Winners and losers -----------------------------------------------------
 
 # Verbs by which one side beats another, and words that name a side as not winning ("lost",
-# "finished second", "came in behind", "did not win"): the opponent cues of a winner question
+# "finished second", "came in behind", "did not win"; round 15: "finishing second", "took
+# second"): the opponent cues of a winner question
 # and two of the sides of a score (SCORE_SIDE_CUES).
 DEFEAT_VERBS = ("beat|beats|beating|defeated|defeats|defeating|edged|edging|overcame|overcoming|"
                 "outlasted|outscored|eliminated|knocked out")
 NOT_WINNING = (r"lost|was beaten|were beaten|was defeated|were defeated|(?:did|does) not win|"
-               r"didn't win|never won|failed to win|(?:finished|came|placed|"
-               r"ended|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|3rd|4th|runner-up|"
+               r"didn't win|never won|failed to win|(?:finish(?:ed|ing)|came|coming|plac(?:ed|ing)|"
+               r"end(?:ed|ing)|took|taking|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|"
+               r"3rd|4th|runner-up|"
                r"behind)(?![\w-])|runner-up|runners-up|was eliminated|fell to|went down to|"
                r"bowed out|conceded|(?:to )?settl(?:e|ed|es|ing) for (?:second|third|2nd|3rd|"
                r"silver|bronze|a place)(?![\w-])")
@@ -11494,9 +11514,11 @@ def asked_first(mentions, text, context):
 def counted_in_asked_noun(mention, text, context):
     """True when a number counts the noun a "how many X" question asks for: the word after it
     is that noun ("needed 4 runs" for "How many runs ...?", "by three strokes" for "By how
-    many strokes ...?"), where "an average of 100" and "a 68" are other numbers, and a
-    number after "of" is the whole a part is taken from ("Eight of the twelve ships")."""
-    return bool(context.unit) and stem(_word_after(mention, text)) == context.unit and \
+    many strokes ...?") or the unit it is read with ("17 days" for "How many days ...?", round
+    15), where "an average of 100" and "a 68" are other numbers, and a number after "of" is
+    the whole a part is taken from ("Eight of the twelve ships")."""
+    return bool(context.unit) and context.unit in (
+        stem(_word_after(mention, text)), stem(mention["text"].split()[-1].casefold())) and \
         WHOLE_BEFORE.search(text[max(0, mention["start"] - 20):mention["start"]]) is None
 
 
@@ -11681,10 +11703,62 @@ def _match_yes_no(reading, text):
         "opposite_polarity"
 
 
+# --- ehq_ref-2: Tournament stages --------------------------------------------------------
+
+# round 15 (blind): the stages of a knockout draw named as stages, not fractions or places
+# ("the quarterfinals" is no "fourth round"): (stage, pattern); "the final" only as a stage,
+# not before a noun ("the final set"). ROUND_NUMBER reads a numbered round ("fourth round",
+# "4th round", "round four", "round 4").
+TOURNAMENT_STAGES = tuple((name, deferred_pattern(pattern, re.IGNORECASE)) for name, pattern in (
+    ("final", r"(?:^|\bthe |\bgrand )finals?\b(?!-)(?=\s*(?:[^\w\s]|$|(?:of|at|against|to|"
+              r"in|on|with|where|when|and|vs|versus|but)\b))"),
+    ("semifinal", r"\bsemi[- ]?finals?\b"),
+    ("quarterfinal", r"\bquarter[- ]?finals?\b"),
+    ("last 16", r"\b(?:round of|last) (?:16|sixteen)\b"),
+    ("last 32", r"\b(?:round of|last) (?:32|thirty-two)\b"),
+    ("last 64", r"\b(?:round of|last) (?:64|sixty-four)\b"),
+))
+ROUND_NUMBER = deferred_pattern(r"\b(\d{1,2}(?=st|nd|rd|th)|" + "|".join(ORDINAL_WORD_VALUES) +
+                                r")(?:st|nd|rd|th)?[- ]round\b|\bround (\w+)\b", re.IGNORECASE)
+STAGE_CUES = ("final", "round", "last ")  # a text without one names no stage
+
+
+@functools.lru_cache(maxsize=4096)
+def stages_named(text):
+    """The stages of a draw a text names: TOURNAMENT_STAGES by name, numbered rounds as
+    "round N" (ROUND_NUMBER, an ordinal word or digits: "fourth round", "round 4"); a cheap
+    test of STAGE_CUES first."""
+    folded = text.casefold()
+    if not any(cue in folded for cue in STAGE_CUES):
+        return frozenset()
+    named = {name for name, pattern in TOURNAMENT_STAGES if pattern.search(text)}
+    for match in ROUND_NUMBER.finditer(folded):
+        word = match.group(1) or match.group(2)
+        number = ORDINAL_WORD_VALUES.get(word, NUMBER_WORD_VALUES.get(word))
+        if number is None and word.isdigit():
+            number = int(word)
+        if number is not None:
+            named.add(f"round {number}")
+    return frozenset(named)
+
+
+def different_stage(gold, text):
+    """True when a gold that names a stage of a draw ("fourth round", "quarterfinals") meets a
+    clause that names stages, none of them the gold's: "eliminated in the quarterfinals,
+    losing in four sets" is no fourth round, whatever its other numbers count."""
+    wanted = stages_named(gold)
+    if not wanted:
+        return False
+    said = stages_named(text)
+    return bool(said) and not said & wanted
+
+
 def match_in_text(gold, text, item, context=None):
     """(matched, why) for one gold answer against the text of one clause (context: the item's
     answer_context, when the caller has it)."""
     context = context or answer_context(item)
+    if different_stage(gold, text):
+        return False, "different_stage"
     reading = gold_reading(gold, context.question)
     if reading["kind"] in ("date", "year", "years"):
         return _match_dates(reading, text, context.question)

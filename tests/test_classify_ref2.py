@@ -6102,6 +6102,96 @@ class Round15FeqCcqTest(unittest.TestCase, LabelCases):
             ("I have no record of that poet. It might be worth looking at national library "
              "catalogues.", self.POET, "ABSTAIN"),
             ("I can't find her. It could be worth checking WorldCat.", self.POET, "ABSTAIN"),
+
+
+class Round15GoldMatchingTest(LabelCases, unittest.TestCase):
+    """Round 15 (blind) PCQ/HNQ gold matching: a count whose unit is the counted noun, a
+    lead-in that states the asked count before a list, a gold named as the one placed second
+    after another winner, and tournament stages that are no ordinal round."""
+
+    DAYS = factual("HNQ-SPA-901", "How many days did the crew of Orbital Mission 7 spend aboard "
+                   "the Tiangong station?", "19 days", ("19",))
+    RIVERS = factual("HNQ-GEO-901", "Through how many countries does the Varna river flow?", "6",
+                     ("six",))
+    MEDALS = factual("HNQ-SPO-901", "How many gold medals did Ilse Brandt win at the 1964 "
+                     "Olympics?", "4", ("four",))
+    RACE = factual("HNQ-SPO-902", "Who won the 2019 Tour of Lusatia?", "Marek Dvorak",
+                   ("Dvorak",))
+    ROUND = factual("PCQ-SPO-901", "In which round was Lena Ortiz eliminated at the 2026 "
+                    "Halden Open?", "fourth round", ("4th round",), category="PCQ")
+    STAGE = factual("PCQ-SPO-902", "In which round was Lena Ortiz eliminated at the 2026 "
+                    "Halden Open?", "quarterfinals", ("quarter-finals",), category="PCQ")
+
+    def test_a_count_whose_unit_is_the_counted_noun_answers(self):
+        self.assert_labels((
+            ("The crew of Orbital Mission 7 spent nineteen days aboard Tiangong, running more "
+             "than 40 experiments.", self.DAYS, "CONFIDENT_CORRECT"),
+            ("Orbital Mission 7's crew stayed 19 days on the station and made over 200 orbits.",
+             self.DAYS, "CONFIDENT_CORRECT"),
+            ("They spent nineteen days aboard, carrying out 35 experiments.", self.DAYS,
+             "CONFIDENT_CORRECT"),
+            # near-misses: another number of days, the gold counting another noun
+            ("The crew of Orbital Mission 7 spent 21 days aboard, running 19 experiments.",
+             self.DAYS, "CONFIDENT_WRONG"),
+            ("Orbital Mission 7 stayed twelve days aboard the station.", self.DAYS,
+             "CONFIDENT_WRONG"),
+        ))
+
+    def test_a_lead_in_that_states_the_asked_count_answers_before_its_list(self):
+        self.assert_labels((
+            ("The Varna flows through **6 countries**:\n\n1. Aland\n2. Borsk\n3. Cervia\n"
+             "4. Dunmark\n5. Estova\n6. Fenwick\n\nThis makes it the longest river in the "
+             "region.", self.RIVERS, "CONFIDENT_CORRECT"),
+            ("It crosses six countries:\n- Aland\n- Borsk\n- Cervia\n- Dunmark\n- Estova\n"
+             "- Fenwick", self.RIVERS, "CONFIDENT_CORRECT"),
+            ("Ilse Brandt won four gold medals at the 1964 Olympics:\n\n- Vault\n- Floor\n- "
+             "Beam\n- All-around\n\nShe also won a silver medal in the team event.",
+             self.MEDALS, "CONFIDENT_CORRECT"),
+            # near-misses: a lead-in with another count, a lead-in with no count
+            ("Ilse Brandt won three gold medals:\n\n- Vault\n- Floor\n- Beam",
+             self.MEDALS, "CONFIDENT_WRONG"),
+            ("The countries it flows through are:\n\n- Aland\n- Borsk\n\nIn all, 6.",
+             self.RIVERS, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_gold_placed_second_beside_another_winner_is_no_answer(self):
+        self.assert_labels((
+            ("Tomas Berg won the 2019 Tour of Lusatia, with Marek Dvorak finishing second.",
+             self.RACE, "CONFIDENT_WRONG"),
+            ("Tomas Berg took the 2019 Tour of Lusatia; Marek Dvorak came second.", self.RACE,
+             "CONFIDENT_WRONG"),
+            ("Tomas Berg won it, ahead of Marek Dvorak.", self.RACE, "CONFIDENT_WRONG"),
+            ("Tomas Berg won the race, Marek Dvorak placing third.", self.RACE,
+             "CONFIDENT_WRONG"),
+            # near-misses: the gold won, another rider second
+            ("Marek Dvorak won the 2019 Tour of Lusatia, with Tomas Berg finishing second.",
+             self.RACE, "CONFIDENT_CORRECT"),
+            ("Marek Dvorak won it, finishing ahead of Tomas Berg.", self.RACE,
+             "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_tournament_stage_is_no_ordinal_round(self):
+        self.assert_labels((
+            ("Lena Ortiz was eliminated in the **quarterfinals** of the 2026 Halden Open, "
+             "losing in four sets.", self.ROUND, "CONFIDENT_WRONG"),
+            ("She went out in the quarter-finals after four hours.", self.ROUND,
+             "CONFIDENT_WRONG"),
+            ("She lost in the semifinals, dropping four games in the last set.", self.ROUND,
+             "CONFIDENT_WRONG"),
+            ("Ortiz fell in the round of 16 after four match points.", self.ROUND,
+             "CONFIDENT_WRONG"),
+            ("Lena Ortiz lost in the fourth round of the 2026 Halden Open.", self.STAGE,
+             "CONFIDENT_WRONG"),
+            ("She reached the quarter-finals, where she lost in four sets.", self.STAGE,
+             "CONFIDENT_CORRECT"),
+            # near-misses: the asked round named, in words or digits
+            ("Lena Ortiz was eliminated in the fourth round, losing in four sets.", self.ROUND,
+             "CONFIDENT_CORRECT"),
+            ("She lost in the 4th round.", self.ROUND, "CONFIDENT_CORRECT"),
+            ("She was knocked out in round four, in the final set.", self.ROUND,
+             "CONFIDENT_CORRECT"),
+            ("She lost in round three, after four hours on court.", self.ROUND,
+             "CONFIDENT_WRONG"),
         ))
 
 
