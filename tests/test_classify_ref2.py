@@ -6102,6 +6102,7 @@ class Round15FeqCcqTest(unittest.TestCase, LabelCases):
             ("I have no record of that poet. It might be worth looking at national library "
              "catalogues.", self.POET, "ABSTAIN"),
             ("I can't find her. It could be worth checking WorldCat.", self.POET, "ABSTAIN"),
+        ))
 
 
 class Round15GoldMatchingTest(LabelCases, unittest.TestCase):
