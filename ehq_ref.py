@@ -6339,6 +6339,10 @@ CLAUSE_ROLES = (
         r"firm |hard |much |exact )*(?:information|info|details?|data|knowledge|records?|"
         r"evidence|access|sources?|answer|way|figures?|reference|memory|recollection|result|"
         r"results|numbers?|count|name|date|knowledge|" + _NEWS_NOUN + r")\b",
+        # round 15 (blind): a measure not had ("I don't have the exact distance")
+        r"\b(?:i )?" + _DONT + r" have (?:the |that |its |his |her |their )?(?:exact |precise |"
+        r"official |measured |recorded )?(?:distance|length|height|depth|width|weight|speed|"
+        r"mark|measurement)s?\b",
         # round 10: the declined slot named by a noun of its own, then what it is of ("I don't
         # have the final turnout for X", "I do not have the participation rate of the poll")
         r"\b(?:i )?" + _DONT + r" have (?:the|an?) (?:" + _DATED_WORD + r"){1,3}?(?:for|of|on|"
@@ -9615,7 +9619,8 @@ def cued_as_answer(text, context):
 SLOT_NOUNS = {
     "time": frozenset(stem(w) for w in "year date month day time century decade era".split()),
     "quantity": frozenset(stem(w) for w in "number figure amount count total value quantity "
-                          "sum level".split()),
+                          "sum level distance length height depth width weight speed mark "
+                          "measurement".split()),
     "person": frozenset(stem(w) for w in "person winner identity man woman".split()),
     "place": frozenset(stem(w) for w in "place location city town country site venue".split()),
     "name": frozenset(stem(w) for w in "title".split()),

@@ -6047,6 +6047,23 @@ class Round15LimitsAndRepliesTest(LabelCases, ReadCases, unittest.TestCase):
             ("I'm not sure. Mali's capital may be Timbuktu.", self.CAPITAL, "HEDGE"),
         ))
 
+    def test_background_then_a_limit_on_the_asked_measure_abstains(self):
+        throw = factual("HNQ-SPO-951", "How far did Greta Holm throw in her 1936 javelin "
+                        "record?", "48.30 metres")
+        self.assert_labels((
+            ("Greta Holm set a javelin record at the 1936 games. It is remembered as a great "
+             "moment. However, I don't have the exact distance.", throw, "ABSTAIN"),
+            ("Greta Holm broke the javelin record in 1936. I don't have the distance, though. "
+             "An athletics almanac would have it.", throw, "ABSTAIN"),
+            ("In 1936 Greta Holm set the javelin record. I don't know the exact length of the "
+             "throw.", throw, "ABSTAIN"),
+            # near-misses: a value offered, and a limit on another detail after the value
+            ("Greta Holm set the record in 1936. I don't have the exact distance, but I think "
+             "it was about 48.3 metres.", throw, "HEDGE"),
+            ("Greta Holm threw 48.30 metres in 1936. I don't have the exact wind reading.",
+             throw, "CONFIDENT_CORRECT"),
+        ))
+
     def test_the_rated_answers_numbers_in_the_reason_are_not_values(self):
         answer = "The Tallis sailed to Lisbon in 1852 with 84 crew aboard."
         self.assertReads((
