@@ -6346,6 +6346,10 @@ CLAUSE_ROLES = (
         r"firm |hard |much |exact )*(?:information|info|details?|data|knowledge|records?|"
         r"evidence|access|sources?|answer|way|figures?|reference|memory|recollection|result|"
         r"results|numbers?|count|name|date|knowledge|" + _NEWS_NOUN + r")\b",
+        # round 15 (blind): a measure not had ("I don't have the exact distance")
+        r"\b(?:i )?" + _DONT + r" have (?:the |that |its |his |her |their )?(?:exact |precise |"
+        r"official |measured |recorded )?(?:distance|length|height|depth|width|weight|speed|"
+        r"mark|measurement)s?\b",
         # round 10: the declined slot named by a noun of its own, then what it is of ("I don't
         # have the final turnout for X", "I do not have the participation rate of the poll")
         r"\b(?:i )?" + _DONT + r" have (?:the|an?) (?:" + _DATED_WORD + r"){1,3}?(?:for|of|on|"
@@ -6598,6 +6602,12 @@ CLAUSE_ROLES = (
         r"understanding|recollection|impression|belief|hunch|sense|reading|inference|bet)\b",
         r"\b(?:educated|rough|wild|best|blind) guess\b", r"\bat a guess\b", r"\bguessing\b",
         r"\bonly a guess\b", r"\bif i (?:had|have|were) to (?:guess|bet|pick|choose|say)\b",
+        # round 15 (blind): a candidate called a reasonable guess or the favourite ("she'd be
+        # a reasonable guess", "X would be the safe bet", "X would be the favourite")
+        r"\b(?:would|'d|might|could|should) (?:be|make) (?:a|an|the|my) (?:reasonable|safe|"
+        r"good|decent|sensible|plausible|natural|obvious|fair|likely|solid) (?:guess|bet|pick|"
+        r"choice)\b",
+        r"\b(?:would|'d|might|could) be (?:the )?(?:clear |strong |heavy |big )?favou?rites?\b",
         # round 14 (blind): a guess offered on condition or in the past conditional ("If you
         # want a guess, I'd have said X", "If pressed, ...", "I would have bet on X")
         r"\bif (?:you (?:want|need|'d like|would like) (?:a|my|one) (?:guess|pick)|(?:pressed|"
@@ -6786,6 +6796,12 @@ CLAUSE_ROLES = (
         r"which) (?:would|will|should|could|might|can)(?: (?:probably|likely|also|certainly|"
         r"surely|easily|quickly))? (?:settle|answer|resolve|decide|confirm|tell you|give you|"
         r"show you)\b",
+        # round 15 (blind): a source, named or not, that would have the name or figure ("so the
+        # official site or the Ministry of Finance would have the name"): advice, subject too
+        r"^\W*(?:(?:so|and|or|but) )?(?:[\w'&.,-]+ ){1,10}?(?:would|will|should|could|might) "
+        r"(?:probably |likely |also |certainly |surely )?(?:have|list|carry|show|give) (?:the|"
+        r"that|its|their) (?:(?:exact|official|latest|current|right|full|confirmed) )?(?:name|"
+        r"names|figure|number|answer|result|winner|details?|date)\b",
         r"\b(?:likeliest|likely|best|right|obvious|good|first|natural) places? (?:to|for)\b",
         r"\bwould (?:probably |likely |perhaps |also )?be (?:the|a) (?:(?:best|right|obvious|good|"
         r"natural|first|likeliest) )?(?:place|source|starting point|way)\b",
@@ -9652,7 +9668,8 @@ def cued_as_answer(text, context):
 SLOT_NOUNS = {
     "time": frozenset(stem(w) for w in "year date month day time century decade era".split()),
     "quantity": frozenset(stem(w) for w in "number figure amount count total value quantity "
-                          "sum level".split()),
+                          "sum level distance length height depth width weight speed mark "
+                          "measurement".split()),
     "person": frozenset(stem(w) for w in "person winner identity man woman".split()),
     "place": frozenset(stem(w) for w in "place location city town country site venue".split()),
     "name": frozenset(stem(w) for w in "title".split()),
@@ -9908,6 +9925,34 @@ def first_content(clauses):
     some clause before number carries content exactly when it is less than number."""
     return next((number for number, clause in enumerate(clauses) if clause["content"]),
                 len(clauses))
+
+
+# round 15 (blind): a sentence that only says what or where the question's own entity is
+# ("Burkina Faso is a country in West Africa", "Mali is located in the Sahel")
+ENTITY_DESCRIPTION = deferred_pattern(
+    r"^\W*(?P<subject>[^\W\d][\w'-]*(?: [^\W\d][\w'-]*){0,4}) (?:is|was|lies) (?:(?:a|an) "
+    r"(?:[\w-]+ ){0,3}?(?:country|nation|state|city|town|region|province|island|territory|"
+    r"republic|kingdom)|(?:located|situated|found)) (?:in|on)\b[^,;:]*$", re.IGNORECASE)
+
+
+def describes_the_asked_entity(clause, context):
+    """True when a clause only describes the question's own entity (ENTITY_DESCRIPTION, its
+    subject made of the question's words): it offers no candidate of the asked kind."""
+    found = ENTITY_DESCRIPTION.match(clause["text"])
+    return found is not None and all(f" {word} " in context.question_words
+                                     for word in folded_words(found.group("subject")))
+
+
+def entity_descriptions(clauses, context, facts):
+    """After a clause that limits or doubts (a forward or hedging role), a clause that only
+    describes the question's entity (describes_the_asked_entity) is background: its role
+    becomes meta, and it carries no content."""
+    for number, clause in enumerate(clauses):
+        if clause["content"] and not clause["markers"] and any(
+                c["role"] in FORWARD_ROLES or c["role"] in _HEDGING_ROLE_SET
+                for c in clauses[:number]) and describes_the_asked_entity(clause, context):
+            clause.update(role="meta", content=False, answer_text="")
+            facts.add("description_of_the_asked_entity")
 
 
 def background_limits(clauses, context, facts, kept=frozenset()):
@@ -10358,6 +10403,7 @@ def read_answer(answer, item, context=None):
             if clause["role"] == "impersonal_limit":
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
+    entity_descriptions(clauses, context, facts)
     background_limits(clauses, context, facts, rough_values_limited(clauses, context, facts))
     policy_refusals(clauses, facts)
     dated_answers(clauses, context, facts)
@@ -12332,7 +12378,13 @@ OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|lev
                                        r"\s*:\s*\w+|i would estimate|i'd estimate|"
                                        r"i (?:would|'d) rate|i am (?:fairly |very |quite )?"
                                        r"(?:confident|sure)|i'm (?:fairly |very |quite )?"
-                                       r"(?:confident|sure))\b", re.IGNORECASE)
+                                       r"(?:confident|sure)|"
+                                       # round 15 (blind): a refusal to rate ("I'd rather not
+                                       # assign a number", "I can't reliably assess that")
+                                       r"(?:rather not|won't|will not|can't|cannot|can not) "
+                                       r"(?:reliably |really |honestly )?(?:assign|give|put|"
+                                       r"attach|state|offer|assess|rate|estimate|judge))\b",
+                                       re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value "
                                 "correct right accurate".split())  # "... that it's right is 70"
@@ -12477,6 +12529,8 @@ CONTINUATION = deferred_pattern(
     r"\n[^\S\n]*\n[^\S\n]*(?:#{1,6}[^\S\n]*|(?:-{3,}|\*{3,}|={3,})[^\S\n]*\n[^\S\n]*)?"
     r"(?:example|question|next question|next item|item)\b", re.IGNORECASE)
 MID_DECADE = deferred_pattern(r"\bmid[\s-]?([1-9])0'?s\b", re.IGNORECASE)
+# round 15 (blind): a reply that opens with its value ("65. I'm confident about ...")
+LEADING_NUMBER = deferred_pattern(r"[^\w\n]*\d+(?:[.,]\d+)?%?(?!\w)")
 DECLINED_BET_BEFORE = deferred_pattern(
     r"\b(?:not a bet|not (?:something|one)\b[^.;!?\n]{0,20}\b(?:bet|wager|take)|"
     r"(?:wouldn't|would not|won't|will not|don't|do not|never)\s+(?:take|make|bet|wager|place)\b)"
@@ -13010,6 +13064,13 @@ def _rates_something_else(reply, lo, start, end, denominator_at):
     return not DIGIT.search(between) and not CONFIDENCE_TALK.search(between + " " + rest)
 
 
+def _after_a_leading_value(reply, start):
+    """True when the reply opens with a number (LEADING_NUMBER: "65. I'm confident about ...")
+    that ends before start: a number after it, in the reason, is not the value."""
+    lead = LEADING_NUMBER.match(reply)
+    return lead is not None and lead.end() <= start
+
+
 def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, context):
     """The kind of one mention (see confidence_mentions). The text before it is read in its
     window (NumberContext.before: every match of a look-back pattern lies inside it), the text
@@ -13097,6 +13158,10 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
     if mention["percent"] and DIGIT.search(reply, 0, start) and \
             f"{mention['value'].normalize():f}%" in answer_words:
         return "other"  # a percent the answer states, after a number ("20. ... at 2.00%")
+    if token in answer_words and not mention["percent"] and \
+            _after_a_leading_value(reply, start) and not CORRECTION.search(before[-30:]) and \
+            not back.search(RANGE_OPEN_BEFORE):
+        return "other"  # round 15 (blind): the answer's number in the reason after a value
     return "candidate"
 
 

@@ -6196,5 +6196,113 @@ class Round15GoldMatchingTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round15LimitsAndRepliesTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 15 (blind), PCQ/HNQ and confidence: how an office is filled plus a source that
+    would have the name is advice; a candidate called a reasonable guess hedges; a description
+    of the question's own entity after a limit offers no candidate; a rated
+    answer's numbers in the reason and a refusal naming its year are not values."""
+
+    MINISTER = factual("PCQ-POL-951", "Who was appointed Peru's new Minister of Health in May "
+                       "2026?", "Ana Villar Rojas", category="PCQ")
+    OPEN = factual("PCQ-SPO-951", "Who won the men's title at the 2026 Halden Open?",
+                   "Casper Ruud", category="PCQ")
+    CAPITAL = factual("HNQ-GEO-951", "What is the capital of Mali?", "Bamako")
+
+    def test_how_the_office_is_filled_and_a_source_with_the_name_is_advice(self):
+        self.assert_labels((
+            ("I don't know who was appointed in May 2026; that's after my cutoff. Peru's "
+             "president names the health minister, so the ministry's website would have the "
+             "name.", self.MINISTER, "ABSTAIN"),
+            ("That appointment is past my training data. The prime minister picks cabinet "
+             "members, and the official gazette would list the name.", self.MINISTER,
+             "ABSTAIN"),
+            ("I can't know that, it's after my knowledge cutoff. Ministers are appointed by "
+             "the president; a news site would have the latest name.", self.MINISTER,
+             "ABSTAIN"),
+            ("I don't know who got the post in May 2026, which is past my cutoff. Peru's "
+             "president appoints the health minister, so the official site (gob.pe) or the "
+             "Ministry of Health (Minsa) would have the name.", self.MINISTER, "ABSTAIN"),
+            ("That's after my training data. Cabinet posts are filled by the president, and "
+             "El Peruano or the Council of Ministers would list the name.", self.MINISTER,
+             "ABSTAIN"),
+            # near-misses: a candidate before the source
+            ("That's after my cutoff, but it may have been Ana Villar Rojas; the ministry's "
+             "website would have the name.", self.MINISTER, "HEDGE"),
+        ))
+
+    def test_a_candidate_called_a_reasonable_guess_hedges(self):
+        self.assert_labels((
+            ("I can't say, since the 2026 event is after my training data. Casper Ruud has "
+             "won it often, so he'd be a reasonable guess, but I don't know.", self.OPEN,
+             "HEDGE"),
+            ("That's past my cutoff. Holger Rune would be the safe guess given his form, but "
+             "I don't know the result.", self.OPEN, "HEDGE"),
+            ("I don't know the result. Casper Ruud would be the favourite, but I can't "
+             "confirm it.", self.OPEN, "HEDGE"),
+            ("I have no data on 2026. Ruud would be the likeliest winner, though I can't be "
+             "sure.", self.OPEN, "HEDGE"),
+            # near-miss: no candidate named
+            ("I don't know the result, and any name would only be a guess.", self.OPEN,
+             "ABSTAIN"),
+            # a favourite stated as a fact of the past, and the winner named
+            ("Holger Rune was the favourite, but Casper Ruud won it.", self.OPEN,
+             "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_description_of_the_question_entity_offers_no_candidate(self):
+        self.assert_labels((
+            ("I'm not sure. Mali is a country in West Africa.", self.CAPITAL, "ABSTAIN"),
+            ("I don't know. Mali is a landlocked country in the Sahel.", self.CAPITAL,
+             "ABSTAIN"),
+            ("I'm not certain, sorry. Mali is located in West Africa.", self.CAPITAL,
+             "ABSTAIN"),
+            # near-misses: a candidate of the asked kind
+            ("I'm not sure, but I think it is Bamako.", self.CAPITAL, "HEDGE"),
+            ("I'm not sure. Mali's capital may be Timbuktu.", self.CAPITAL, "HEDGE"),
+        ))
+
+    def test_background_then_a_limit_on_the_asked_measure_abstains(self):
+        throw = factual("HNQ-SPO-951", "How far did Greta Holm throw in her 1936 javelin "
+                        "record?", "48.30 metres")
+        self.assert_labels((
+            ("Greta Holm set a javelin record at the 1936 games. It is remembered as a great "
+             "moment. However, I don't have the exact distance.", throw, "ABSTAIN"),
+            ("Greta Holm broke the javelin record in 1936. I don't have the distance, though. "
+             "An athletics almanac would have it.", throw, "ABSTAIN"),
+            ("In 1936 Greta Holm set the javelin record. I don't know the exact length of the "
+             "throw.", throw, "ABSTAIN"),
+            # near-misses: a value offered, and a limit on another detail after the value
+            ("Greta Holm set the record in 1936. I don't have the exact distance, but I think "
+             "it was about 48.3 metres.", throw, "HEDGE"),
+            ("Greta Holm threw 48.30 metres in 1936. I don't have the exact wind reading.",
+             throw, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_the_rated_answers_numbers_in_the_reason_are_not_values(self):
+        answer = "The Tallis sailed to Lisbon in 1852 with 84 crew aboard."
+        self.assertReads((
+            ("65. I'm confident about the 1852 voyage, but less sure the crew numbered "
+             "exactly 84.", (0.65, None)),
+            ("70 - the year 1852 is solid, though I'm unsure it was exactly 84.", (0.7, None)),
+            ("Confidence 60. Less sure whether the crew was 84.", (0.6, None)),
+            # near-miss: two values of confidence compete
+            ("65, or maybe 80.", (None, "competing_values")),
+            # the value on its own line after a reason quoting the answer's number
+            ("The crew of 84 is what I recall. I'd put it low.\n\n84", (0.84, None)),
+        ), answer=answer)
+
+    def test_a_refusal_naming_the_answers_year_is_no_value(self):
+        answer = "Norway topped the medal table at the 2026 Winter Games."
+        self.assertReads((
+            ("I can't reliably assess results from 2026, so I'd rather not assign a number.",
+             (None, "no_value")),
+            ("I'd rather not put a number on events of 2026.", (None, "no_value")),
+            ("Results from 2026 are beyond me, so I won't give a figure.", (None, "no_value")),
+            # near-miss: the answer again
+            ("Norway topped the medal table at the 2026 Winter Games.",
+             (None, "answer_repeated")),
+        ), answer=answer)
+
+
 if __name__ == "__main__":
     unittest.main()
