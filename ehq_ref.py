@@ -2972,7 +2972,7 @@ class EHQScorer:
         self.cells = {}
         self.extras = {}
         self.counted = {}  # neutral record content -> [count, ScoreRow] (no bootstrap)
-        self.grouped = {}  # _group_key(row) -> [ScoreRow, {confidence: count}] (no bootstrap)
+        self.grouped = {}  # see _group: rows equal but for their confidence (no bootstrap)
         self.clusters = {} if settings.bootstrap else None
         self.seen = {} if settings.bootstrap else None
 
@@ -6178,8 +6178,8 @@ CLAUSE_ROLES = (
         # round 15 (blind): a name joined by an en dash ("There is no Calloway\u2013Singh
         # hypothesis that I am aware of")
         r"\bthere(?:'s| is| was| are| were) no (?:[\w'\u2013-]+ ){1,6}?(?:that |which )?"
-        r"(?:i (?:know|"
-        r"knew) of|i(?:'m| am) aware of|in my (?:knowledge|memory|records?|sources|data)|"
+        r"(?:i (?:know|knew) of|i(?:'m| am) aware of|in my (?:knowledge|memory|records?|"
+        r"sources|data)|"
         # round 14 (blind): "There is no Port X in Tasmania that I can identify"
         r"i (?:can|could) (?:identify|find|locate|trace|verify|confirm))\b",
         r"\b(?:the |your |this )?(?:question's |question )?premise(?: of (?:the|your|this) "
@@ -6325,8 +6325,7 @@ CLAUSE_ROLES = (
         # round 14 (blind): the value declined in the passive ("so no date of town status can
         # be given", "no figure could be stated")
         r"\bno (?!doubt\b|question\b)(?:[\w'-]+ ){1,5}?(?:can|could) be (?:given|provided|stated|"
-        r"supplied|named|"
-        r"offered|determined)\b",
+        r"supplied|named|offered|determined)\b",
         # round 8: passing on the question ("I'll have to pass on this one", "so I'll pass",
         # "I'll sit this one out")
         r"\bi(?:'ll| will| must| have to|'d better| should|'m going to| am going to)(?: have "
@@ -7777,7 +7776,6 @@ def clause_lexicon():
     return Lexicon(CLAUSE_ROLES, split=True)
 
 
-
 def active_markers(text, category=None):
     """The clause-marker patterns that can match in text (clause_lexicon().active); document
     silence is a role on CCQ only."""
@@ -9002,9 +9000,9 @@ def read_clause(clause, context, scanned=None):
     piece, or earlier pieces that are only a soft lead (SOFT_LEAD: "As far as I can tell, there
     was never a bank called X"), qualify the abstention: the uncertainty is dropped, and so is a
     doubt with no candidate before a refusal ("I'm not sure, so I won't guess":
-    declines_after_doubt); so is an
-    uncertainty marker that leads straight into advice (qualifies_advice) or a hedge in what
-    a source is reported to call something (REPORTED_DESCRIPTION). A doubt that only asks the
+    declines_after_doubt); so is an uncertainty marker that leads straight into advice
+    (qualifies_advice) or a hedge in what a source is reported to call something
+    (REPORTED_DESCRIPTION). A doubt that only asks the
     question back with no candidate ("Not sure who wrote it": doubts_only_the_question) is a
     knowledge limit; the redaction token written as the value ("is Redacted", "REDACTED OS":
     redaction_as_name) is no silence marker. A quoted
@@ -9585,8 +9583,6 @@ def worked_out_value(text):
                                                                after):
             return cue.lastgroup
     return None
-
-
 
 
 def is_guess(clause, previous, context):
@@ -10678,7 +10674,6 @@ def cue_lexicon():
     return Lexicon(ANSWER_CUES, split=True)
 
 
-
 ROLE_NOUN_STEMS = frozenset(map(stem, ROLE_NOUNS))
 # Role nouns whose question verb is not their stem ("Who wrote ...?" asks for the author).
 ROLE_VERBS = {stem(noun): frozenset(map(stem, verbs.split())) for noun, verbs in (
@@ -11488,8 +11483,6 @@ def glued_to_word(mention, text):
     ("Transporter-17", "carbon-14", "nitrogen-14"), not a value."""
     start = mention["start"]
     return start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
-
-
 
 
 def name_numbers(question):
