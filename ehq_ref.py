@@ -8963,23 +8963,6 @@ def declines_after_doubt(roles, piece_roles, lead, context):
         not has_expected_candidate(lead, context, strict=True)
 
 
-# A number and the word right after it ("10 countries", "3 gold medals"; spelled numbers
-# read as digits first).
-NUMBER_THEN_WORD = deferred_pattern(r"(?<![\w.,])\d[\d,.]*\s+([^\W\d_][\w'-]*)")
-
-
-def states_the_asked_count(text, context):
-    """True when a clause of a "how many X" question writes a number right before X
-    (context.unit: "The Danube flows through 10 countries", "won three gold medals"): a
-    lead-in that says so before its list states the asked count itself (round 15, blind),
-    where "The countries are:" only announces the list."""
-    if context.kind != "quantity" or context.unit is None:
-        return False
-    digits = spelled_numbers_as_digits(text)
-    return any(stem(word.casefold()) == context.unit
-               for word in NUMBER_THEN_WORD.findall(digits))
-
-
 def read_clause(clause, context, scanned=None):
     """The role of one clause and whether it carries content (scanned: what piece_markers
     read of its text alone, when the caller has it).
@@ -9392,6 +9375,16 @@ COUNTED_WORD_AFTER = deferred_pattern(
     r"([^\W\d_][\w'-]*)", re.IGNORECASE)
 
 
+def counted_nouns(digits):
+    """The stem of the word each number of a text (number words already digits) counts, in
+    order: the word right after it, past a scale word (COUNTED_WORD_AFTER); "" when none
+    follows or the number ends a phrase ("172, ...")."""
+    for match in NUMBER_TOKEN.finditer(digits):
+        word = None if match.group(0)[-1] in ",." else \
+            COUNTED_WORD_AFTER.match(digits, match.end())
+        yield stem(word.group(1).casefold()) if word else ""
+
+
 def counts_only_other_nouns(text, context):
     """True when a "how many X" question (context.unit) meets a clause whose numbers each
     count another noun: the word right after each is no stop word, not X and no other word
@@ -9400,16 +9393,22 @@ def counts_only_other_nouns(text, context):
     ..." and "in 2022 there were" are not such)."""
     if context.unit is None or not DIGIT.search(text):
         return False
-    digits = spelled_numbers_as_digits(text)
     counted = False
-    for match in NUMBER_TOKEN.finditer(digits):
-        word = None if match.group(0)[-1] in ",." else \
-            COUNTED_WORD_AFTER.match(digits, match.end())
-        key = stem(word.group(1).casefold()) if word else ""
+    for key in counted_nouns(spelled_numbers_as_digits(text)):
         if not key or key in STOPWORDS or key == context.unit or context.asks(key):
             return False
         counted = True
     return counted
+
+
+def states_the_asked_count(text, context):
+    """True when a clause of a "how many X" question writes a number right before X
+    (context.unit: "The Danube flows through 10 countries", "won three gold medals"): a
+    lead-in that says so before its list states the asked count itself (round 15, blind),
+    where "The countries are:" only announces the list."""
+    if context.kind != "quantity" or context.unit is None:
+        return False
+    return context.unit in counted_nouns(spelled_numbers_as_digits(text))
 
 
 # A month named as a period ("April's payrolls", "in June", "the May figure"), not as the day
