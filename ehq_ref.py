@@ -8054,17 +8054,32 @@ NAMED_KINDS = ("place", "name")  # kinds whose pattern ends in the noun asked fo
 
 
 @functools.lru_cache(maxsize=8192)
+def question_kind(question):
+    """(kind, the words its pattern matched) of a prepared question: the first QUESTION_KINDS
+    pattern found in it, or ("entity", "") when none is."""
+    for kind, pattern in _QUESTION_KIND:
+        match = pattern.search(question)
+        if match:
+            return kind, match.group(0)
+    return "entity", ""
+
+
 def question_frame(question, entity=""):
     """What a question asks for: (kind, stems, prefixes, choice, years, unit).
 
     kind is time, quantity, person, place, name (a named thing: party, museum, team, ...),
-    yesno or entity (what something means, or anything else); stems are the stems of its
-    words and of the item's entity name, prefixes their first five letters (in_frame); choice
-    is True for "A or B?"; years are the years it names; unit is the counted noun of "how
-    many X" (weighed less when a clause repeats it).
+    yesno or entity (what something means, or anything else: question_kind); stems are the
+    stems of its words and of the item's entity name, prefixes their first five letters
+    (in_frame); choice is True for "A or B?"; years are the years it names; unit is the
+    counted noun of "how many X" (weighed less when a clause repeats it).
     """
-    question = prepared_text(question or "")
-    kind = next((name for name, pattern in _QUESTION_KIND if pattern.search(question)), "entity")
+    return _question_frame(question or "", entity or "")  # one cache entry, however called
+
+
+@functools.lru_cache(maxsize=8192)
+def _question_frame(question, entity):
+    question = prepared_text(question)
+    kind = question_kind(question)[0]
     choice = re.search(r"\b\w+,? or \w+", question) is not None
     stems = frozenset(stems_of(question) | stems_of(entity or ""))
     prefixes = frozenset(s[:5] for s in stems if len(s) >= 6)
@@ -8078,13 +8093,11 @@ def asked_noun(question):
     """The stem of the noun a question asks the name of ("medal" in "What medal does the
     society award?", "river" in "Which river ...?"): the last word of its place or name
     pattern (QUESTION_KINDS); None for other kinds."""
-    question = prepared_text(question or "")
-    for kind, pattern in _QUESTION_KIND:
-        match = pattern.search(question)
-        if match:
-            word = match.group(0).split()[-1] if kind in NAMED_KINDS else ""
-            return stem(word) if word.isalpha() and word.casefold() != "where" else None
-    return None
+    kind, matched = question_kind(prepared_text(question or ""))
+    if kind == "entity":
+        return None
+    word = matched.split()[-1] if kind in NAMED_KINDS else ""
+    return stem(word) if word.isalpha() and word.casefold() != "where" else None
 
 
 @functools.lru_cache(maxsize=2048)
