@@ -7030,11 +7030,18 @@ _NAME_MISREMEMBERED = (
     r"might be |could be |has been )?(?:\w+ )?(?:misremembered|misheard|half-remembered)\b")
 _WHETHER_REAL = (r"\bwhether (?:it|this|that|they|he|she|such an? \w+|the \w+) (?:really |"
                  r"actually |even |ever )?(?:exists?|existed|is real|was real|is genuine)\b")
-# Speculation that is never a guess, whatever candidate it names.
+# Speculation that is never a guess, whatever candidate it names, save what an opening
+# condition of existence leads to (EXISTENCE_CONDITION).
 EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b|"
                                          + _NAME_MISREMEMBERED + r"|" + _WHETHER_REAL + r"|"
                                          + _UNRECORDED,
                                          re.IGNORECASE)
+# round 16 (blind): a clause that opens on the entity's existence, then a comma and what
+# follows from it ("If it exists, it might award a 'Prix Solenne'", "If such a guild exists,
+# its prize may be ..."): the consequent may put a candidate forward (guess_under_existence)
+EXISTENCE_CONDITION = deferred_pattern(
+    r"^\W*(?:(?:and|but|so|or)\W+)?(?=(?:if|assuming|supposing|provided)\b)(?:" + _IF_REAL +
+    r")[^,;]{0,40}?,\s+(?P<consequent>.+)", re.IGNORECASE | re.DOTALL)
 
 # Clauses that report what others believe, what came before, or what is usual: not the
 # answering clause, and after an abstention not a guess. A misdating or a confusion ("which
@@ -8988,7 +8995,9 @@ def read_clause(clause, context, scanned=None):
     DOUBTED_SLOT), still says something the question did
     not (content_words; in a CCQ clause that declines, not the document's words either, nor
     a number of the document that places the gap: "the survival period in 7.2 is redacted");
-    answer_text is that remainder, what gold matching reads. A forward
+    answer_text is that remainder, its pieces joined by commas (a name after a dropped hedge
+    word stays apart from the name before it: "from Wageningen University, perhaps Professor
+    Hendrik de Vries"; round 16), what gold matching reads. A forward
     marker followed only by an anaphor or an adverb ("I don't know for sure", "I can't tell
     you that") qualifies an answer given elsewhere: it counts as doubt, unless an earlier piece
     of the clause has declined already (the anaphor is what it declined: "The dividend is
@@ -9092,7 +9101,7 @@ def read_clause(clause, context, scanned=None):
         roles.extend(piece_roles)
         remainder.append(piece[cursor:])
         kept.append(" ".join([part for part in remainder if part.strip()]))
-    answer_text = " ".join([part.strip() for part in kept if part.strip()])
+    answer_text = ", ".join([part.strip() for part in kept if part.strip()])
     if forward_said and context.category == "CCQ" and (all(
             said == "[redacted]" for said in forward_said) and REPORTED_GAP.search(text) or
                                                          GAP_SENTENCE_READS.search(text)):
@@ -9597,13 +9606,39 @@ def worked_out_value(text):
     return None
 
 
+def guess_under_existence(text, context):
+    """The consequent of a clause that opens on the entity's existence (EXISTENCE_CONDITION:
+    "If it exists, ...", "If such a guild exists, ...") when it speculates no further about
+    the entity (EXISTENCE_SPECULATION) and puts forward a candidate of the asked kind: on a
+    "how many X" question a number of X (states_the_asked_count: "it probably has five
+    levels", not "it may be used by one ski resort"), on an entity question a name
+    (names_in), on a question of a time, person, place or name one strictly
+    (has_expected_candidate: "it might award a 'Prix Solenne'", a name that may reuse a word
+    of the entity's); else None. A yes/no question takes no candidate under a condition."""
+    found = EXISTENCE_CONDITION.match(text)
+    if found is None or context.kind == "yesno" or \
+            EXISTENCE_SPECULATION.search(found.group("consequent")):
+        return None
+    consequent = found.group("consequent")
+    if context.kind == "quantity":
+        offered = states_the_asked_count(consequent, context)
+    elif context.kind == "entity":
+        offered = bool(names_in(consequent, context))
+    else:
+        offered = has_expected_candidate(consequent, context, strict=True)
+    return consequent if offered else None
+
+
 def is_guess(clause, previous, context):
     """After a forward abstention, True when a content clause is still put forward as an
     answer (DECISION_RULES).
 
     It must offer a candidate of the asked kind (has_expected_candidate; a hedged clause may
-    offer any new word unless the question asks for a name), not speculate about the entity
-    (SPECULATION), not be framed as background ("For context, ...": FRAMING_CUE), and be
+    offer any new word unless the question asks for a name), not speculate about the entity's
+    existence or name (EXISTENCE_SPECULATION) unless it opens on the entity's existence and
+    then puts a candidate forward (guess_under_existence: "If it exists, it might award a
+    'Prix Solenne'"), nor about the entity (SPECULATION) without a candidate of the asked
+    kind, not be framed as background ("For context, ...": FRAMING_CUE), and be
     presented as an answer: hedged, with an answer cue ("so it's", "the answer is") that a
     candidate follows ("so it was an open race" concludes nothing of the slot), joined
     to the abstention by "but" or a dash, stated about the asked slot (it/he/she, "the
@@ -9616,7 +9651,11 @@ def is_guess(clause, previous, context):
     48 teams and 104 matches" for goals: counts_only_other_nouns).
     """
     text, said = clause["text"], clause["answer_text"]
-    if EXISTENCE_SPECULATION.search(text) or FRAMING_CUE.search(text) or \
+    if EXISTENCE_SPECULATION.search(text):
+        text = guess_under_existence(text, context)
+        if text is None:
+            return False
+    if FRAMING_CUE.search(text) or \
             SPECULATION.search(text) and not has_expected_candidate(clause, context, strict=True):
         return False
     cue = SELF_CORRECTION.match(said)
