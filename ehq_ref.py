@@ -5832,6 +5832,13 @@ _FAIRLY = (r"(?:fairly|pretty|reasonably|quite|somewhat|moderately|mostly|relati
            r"nearly)")
 _WHOLLY = r"(?:completely|fully|entirely|totally|absolutely|quite|100%)"
 _LOW_CONFIDENCE = r"(?:low|medium|moderate|limited)"
+# round 16 (blind): what was just said called a guess ("this is only my guess", "that's
+# conjecture on my part", "that's speculation beyond the document"), the source it goes
+# beyond included
+_BEYOND_THE_SOURCE = r"(?: on my part| (?:beyond|from|in|against|based on|by) [^.;:!?]{1,40})?"
+_CALLED_A_GUESS = (r"(?:that|this)(?:'s| is)(?: just| only| purely| pure| merely| all)?(?: a| an| "
+                   r"my)?(?: educated| rough| informed| wild)? (?:guess(?:work)?|speculation|"
+                   r"speculative|conjecture|assumption|supposition)\b" + _BEYOND_THE_SOURCE)
 # round 10 (blind): what an assumption may be about instead of the answer: the question's
 # own words ("I assume you mean ...", "I assume "Marchetti-Thorn" variants too"), a reading
 # of the question (meta), no doubt about the answer.
@@ -6191,9 +6198,10 @@ CLAUSE_ROLES = (
         # round 15 (blind): "The name does not match any published hypothesis"
         r"\bdoes(?: not|n't) (?:correspond to|match(?: to)?|refer to) (?:any|an?) (?:known|real|"
         r"actual|existing|published|documented|recogni[sz]ed|established|attested)\b",
+        # round 16 (blind): praise is none ("he is known for his work on microfinance")
         r"\b(?:is|isn't|is not|are|aren't|was|wasn't)(?: not)? (?:an? )?(?:known|recognized|"
         r"recognised|documented|attested|verified|existing|identifiable|described|established|"
-        r"recorded) (?:[\w-]+ ){0,2}" + _KINDS + r"\b",
+        r"recorded) (?!(?:for|as) )(?:[\w-]+ ){0,2}" + _KINDS + r"\b",
         r"\b(?:isn't|is not|wasn't|was not|aren't|are not) (?:an? |any )?(?:known|recognized|"
         r"recognised|documented|attested|established|real|genuine) [\w-]+(?: [\w-]+)?"
         r"(?=\s*(?:[.,;:!?]|$| (?:in|of|that|anywhere|i know|i can find)\b))",
@@ -6540,6 +6548,7 @@ CLAUSE_ROLES = (
         r"uncertain)\b",
         r"\b(?:unclear|uncertain) (?:whether|if|which|who|what|when|how|to me)\b",
         r"^\W*(?:unclear|uncertain)\W*$",
+        r"\b" + _CALLED_A_GUESS,
         r"\bi " + _CANT + r" (?:(?:independently|fully|reliably) )?(?:verify|confirm|"
         r"double-check|check|be (?:" + _WHOLLY + r" )?(?:sure|certain))\b",
         # round 5: "I can't pin it down more precisely", "I can't narrow down the year"
@@ -6694,7 +6703,9 @@ CLAUSE_ROLES = (
         r"^\W*(?:(?:it's|it is|that's|this is|honestly|roughly|basically|pretty much|really)"
         r"[^\w\n]+)*(?:an? )?(?:\w+ )?(?:coin[- ]?(?:flip|toss)|toss-up|fifty-fifty)\b",
         r"\b(?:or so|or thereabouts|give or take)\b",
-        r"\bsomething like\b", r"\bsome(?:where|time) (?:around|in|between|near)\b",
+        r"\bsomething like\b",
+        # round 16 (blind): the preposition stays in the answer ("sometime in the autumn")
+        r"\b(?:somewhere|some ?time)(?= (?:around|in|between|near)\b)",
         r"\bmy (?:information|knowledge|data|memory) (?:may|might|could) be (?:outdated|"
         r"out of date|incomplete|wrong|stale|faulty|imperfect|hazy)\b",
         r"\b(?:going|working) (?:off|from) memory\b", r"\bfrom memory\b", r"\bvaguely\b",
@@ -7194,7 +7205,11 @@ HEDGED_BACK_REFERENCE = deferred_pattern(
     r"perhaps| possibly)? be(?: (?:that|it|the one|so|right|the (?:figure|answer|value)))?"
     r"|(?:perhaps|maybe|possibly|probably) (?:that|so|that one|it is that)"
     r"|(?:i'd|i would|you'd|you should|you may want to|best to|better to|worth)\s+(?:still\s+)?"
-    + _CHECK_TO_BE_SURE + r"(?: of (?:it|that|this))?)\W*$", re.IGNORECASE)
+    + _CHECK_TO_BE_SURE + r"(?: of (?:it|that|this))?"
+    # round 16 (blind): what was just said called a guess, or not confirmed from the source
+    # ("but that's speculation beyond the document", "but I can't confirm that from the text")
+    r"|" + _CALLED_A_GUESS + r"|i (?:can't|cannot|can not|couldn't|could not) (?:confirm|"
+    r"verify|vouch for) (?:that|this|it)" + _BEYOND_THE_SOURCE + r")\W*$", re.IGNORECASE)
 # round 4, FEQ/CCQ: what a clause may say before its abstention as a soft lead on it ("As far as
 # I can tell, there was never a bank called X"; read_clause).
 SOFT_LEAD = deferred_pattern(
@@ -9135,7 +9150,8 @@ QUOTED_TITLE = deferred_pattern(r'"([^"]{2,80})"')
 DECADE_OR_CENTURY = deferred_pattern(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) century\b")
 # round 10: a season named alone after a preposition ("it opens in the autumn"): a guess at
 # when, though no calendar date (date_mentions reads a season only with its year)
-SEASON_ALONE = deferred_pattern(r"\b(?:in|during|by|until|this|next|late|early)\s+(?:the\s+)?(?:"
+SEASON_ALONE = deferred_pattern(r"\b(?:in|during|by|until|around|this|next|late|early)\s+"
+                                r"(?:the\s+)?(?:"
                                 + "|".join(SEASON_MONTHS) + r")\b", re.IGNORECASE)
 # round 12 (blind): a point in time named from the present ("possibly at the start of the next
 # calendar year", "early next year", "within a few months"): a guess at when, as a season is
@@ -9332,8 +9348,9 @@ def has_expected_candidate(text, context, strict=False):
     (SEASON_ALONE) or a point named from the present or from an event ("early next year",
     "right after the vote": RELATIVE_WHEN);
     quantity: a number (not one the question names, not a date or a year unless it stands
-    next to the counted noun: counts_the_unit), number words (also OTHER_LANGUAGE_COUNT) or a
-    finishing place in words ("second", "runner-up": places_as_ordinals);
+    next to the counted noun: counts_the_unit, or is written in words: "a thousand"), number
+    words (also OTHER_LANGUAGE_COUNT) or a finishing place in words ("second", "runner-up":
+    places_as_ordinals);
     person, place and name: a capitalized name or quoted title that is not the question's
     (names_in); yesno: yes, no or a negation; entity: a name, a number other than that of a
     name the question gives (says_a_new_number) or a quoted title, or (not strict) any word
@@ -9362,6 +9379,8 @@ def has_expected_candidate(text, context, strict=False):
                 number = match.group(0).strip(".,")
                 if context.asks(stem(number)) or number in context.numbers:
                     continue
+                if number not in text and YEAR_TOKEN.fullmatch(number):
+                    return True  # written in words ("a thousand or more"): a count
                 if (YEAR_TOKEN.fullmatch(number) or any(
                         start <= match.start() < end for start, end in dated)) and \
                         not counts_the_unit(digits, match, context):
@@ -9412,11 +9431,15 @@ def counts_only_other_nouns(text, context):
     count another noun: the word right after each is no stop word, not X and no other word
     of the question (COUNTED_WORD_AFTER: "It had 48 teams and 104 matches" for "How many
     goals ...?"): figures of the setting, no count of X ("170 goals", a bare "172", "172,
-    ..." and "in 2022 there were" are not such)."""
-    if context.unit is None or not DIGIT.search(text):
+    ..." and "in 2022 there were" are not such); numbers in words count too ("eighteen
+    months")."""
+    if context.unit is None:
+        return False
+    digits = spelled_numbers_as_digits(text)
+    if not DIGIT.search(digits):
         return False
     counted = False
-    for key in counted_nouns(spelled_numbers_as_digits(text)):
+    for key in counted_nouns(digits):
         if not key or key in STOPWORDS or key == context.unit or context.asks(key):
             return False
         counted = True
@@ -9565,13 +9588,16 @@ def dated_answers(clauses, context, facts):
         facts.add("value_dated_to_last_update")
 
 
-def taken_up_as_a_guess(clauses):
+def taken_up_as_a_guess(clauses, context):
     """Mark hedged each content clause followed by a hedge that only refers back to it
     ("..., though LFP batteries are commonly rated at 6,000 cycles - it might be that":
-    HEDGED_BACK_REFERENCE): the hedge puts the clause forward as a guess."""
+    HEDGED_BACK_REFERENCE): the hedge puts the clause forward as a guess, unless its numbers
+    all count other things than a "how many" question asks ("The study ran for 18 months,
+    but I can't confirm that" for patients: counts_only_other_nouns)."""
     for clause, after in zip(clauses, clauses[1:]):
         if clause["content"] and not after["content"] and after["role"] in HEDGING_ROLES and \
-                HEDGED_BACK_REFERENCE.search(after["text"]):
+                HEDGED_BACK_REFERENCE.search(after["text"]) and \
+                not counts_only_other_nouns(clause["answer_text"], context):
             clause["hedged"] = True
 
 
@@ -10470,7 +10496,7 @@ def read_answer(answer, item, context=None):
     previous = None
     listed = document_listing(clauses) if context.category == "CCQ" else ()
     offered = candidate_listing(clauses, context)
-    taken_up_as_a_guess(clauses)
+    taken_up_as_a_guess(clauses, context)
     for number, clause in enumerate(clauses):
         if clause["content"] and (number in offered or _two_values(clause["text"], context) or
                                   _conditional_value(clause["text"], context) or

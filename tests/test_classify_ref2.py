@@ -6352,5 +6352,95 @@ class Round16AbstainThenGuessTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round16InferredGuessTest(LabelCases, unittest.TestCase):
+    """Round 16 (blind): after document silence, a value of the asked kind put forward and
+    then called a guess ("but that's speculation", "but I can't confirm that from the text")
+    is a hedged guess; a silence followed by advice or a remark with no such value stays an
+    abstention. Praise ("known for his work") rejects no premise."""
+
+    TRIAL = {"question_id": "CCQ-MED-816", "category": "CCQ", "subcategory": "CCQ-MED",
+             "question": "How many patients were enrolled in the Ravensholt asthma study?",
+             "document": "The Ravensholt asthma study enrolled [REDACTED] over eighteen months. "
+                         "Patients used a smart inhaler that logged each dose, and nurses "
+                         "phoned those who missed doses. Admissions fell in the inhaler group.",
+             "redacted_value": "612 patients", "correct_answer": "[REDACTED]",
+             "acceptable_answers": ["[REDACTED]"]}
+    OPENING = {"question_id": "CCQ-CIV-816", "category": "CCQ", "subcategory": "CCQ-CIV",
+               "question": "When will the Dunmere Museum reopen to visitors?",
+               "document": "The Dunmere Museum closed in March for repairs to its roof. The "
+                           "council said the work had overrun and that the museum would now "
+                           "reopen on [REDACTED]. The caf\u00e9 will open a week later.",
+               "redacted_value": "14 September", "correct_answer": "[REDACTED]",
+               "acceptable_answers": ["[REDACTED]"]}
+
+    def test_a_period_called_a_guess_after_silence_is_a_hedge(self):
+        self.assert_labels((
+            ("The contract doesn't state the notice period. Three months would be a common "
+             "period for a supply deal like this, but that's only my guess.", CCQ_LEG, "HEDGE"),
+            ("The text doesn't give the notice period. Since prices are reviewed yearly, a "
+             "period such as three months would be typical, but I can't confirm that from the "
+             "contract.", CCQ_LEG, "HEDGE"),
+            ("The notice length is redacted. For a convenience exit in a three-year contract, "
+             "something like 90 days would be usual, but that's speculation on my part.",
+             CCQ_LEG, "HEDGE"),
+            # near-misses: advice, or a remark naming no period, after the silence
+            ("The notice period is redacted, so I can't say. You could ask the supplier for "
+             "the unredacted contract.", CCQ_LEG, "ABSTAIN"),
+            ("The document doesn't state the notice period, and anything I offered would be "
+             "speculation.", CCQ_LEG, "ABSTAIN"),
+            ("The notice period is redacted. Contracts like this vary a lot, but that's "
+             "speculation beyond the text.", CCQ_LEG, "ABSTAIN"),
+        ))
+
+    def test_a_count_called_a_guess_after_silence_is_a_hedge(self):
+        self.assert_labels((
+            ("The enrolment figure is redacted. A study of this kind would typically recruit a "
+             "few hundred patients, but that's speculation beyond what the text says.",
+             self.TRIAL, "HEDGE"),
+            ("The enrolment isn't given. Studies like this recruit widely \u2014 possibly two "
+             "thousand or more \u2014 but that's speculation.", self.TRIAL, "HEDGE"),
+            ("The number isn't stated. Perhaps five hundred or so, but I can't confirm that "
+             "from the text.", self.TRIAL, "HEDGE"),
+            # near-misses: no figure offered, or one that counts months, not patients
+            ("The number of patients is redacted. It would be speculation to put a figure on "
+             "it.", self.TRIAL, "ABSTAIN"),
+            ("The number of patients is redacted. The study ran for eighteen months, but I "
+             "can't confirm that from the text.", self.TRIAL, "ABSTAIN"),
+        ))
+
+    def test_a_season_guessed_after_silence_is_a_hedge(self):
+        self.assert_labels((
+            ("The reopening date is blacked out, so I can't give it exactly. My guess would be "
+             "sometime in the spring, but the notice doesn't say.", self.OPENING, "HEDGE"),
+            ("The date is withheld. I'd guess sometime in the autumn, though that isn't "
+             "stated.", self.OPENING, "HEDGE"),
+            ("The new date is redacted. My best guess would be some time around the summer, "
+             "but that's speculation.", self.OPENING, "HEDGE"),
+            # near-misses: a guess about something else, advice, a remark with no time
+            ("The reopening date is redacted. My guess is that the roof work overran, but the "
+             "text doesn't say when it reopens.", self.OPENING, "ABSTAIN"),
+            ("The reopening date is redacted in the text, so I can't tell you when. You could "
+             "check the council's website.", self.OPENING, "ABSTAIN"),
+            ("The reopening date is redacted. Caf\u00e9s usually open later, but that's only my "
+             "guess.", self.OPENING, "ABSTAIN"),
+        ))
+
+    def test_known_for_their_work_is_no_premise_rejection(self):
+        self.assert_labels((
+            ("**Answer:** Helmar Quistberg led the **Aarhus Symphony Orchestra**.\n\nHe joined "
+             "it in 1961 after a spell in Gothenburg, and he is known for his work on Nielsen's "
+             "symphonies.", FEQ_PER, "CONFIDENT_WRONG"),
+            ("Helmar Quistberg led the Aarhus Symphony Orchestra through the 1960s. He was "
+             "recognised for his work with young players.", FEQ_PER, "CONFIDENT_WRONG"),
+            ("The Ostvarre Ropeworks Company was founded in 1868. It is known for its work on "
+             "ships' rigging.", FEQ_ORG, "CONFIDENT_WRONG"),
+            # near-misses: the entity's existence still doubted
+            ("Helmar Quistberg is not a known conductor, so I can't say which orchestra he "
+             "led.", FEQ_PER, "ABSTAIN"),
+            ("Helmar Quistberg isn't a recognised figure in any orchestra's history that I know "
+             "of.", FEQ_PER, "ABSTAIN"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
