@@ -8041,7 +8041,9 @@ QUESTION_KINDS = (
                  r"unemployment|majority|margin|record(?! (?:labels?|compan(?:y|ies)|shops?|"
                  r"stores?)\b))\b|\bby (?:what|how much|how many)\b|"
                  r"\bat what (?:price|rate|level|temperature|speed|age|cost|value)\b|"
-                 r"\bto what (?:level|extent|value|rate|price)\b|\bin what (?:place|position)\b"),
+                 r"\bto what (?:level|extent|value|rate|price)\b|\bin what (?:place|position)\b|"
+                 # round 16 (blind): "which numbered president" asks for an ordinal
+                 r"\b(?:what|which) (?:numbered|ordinal)\b"),
     ("person", r"^\W*(?:who|whom|whose)\b|\bwho (?:was|is|were|won|became|founded|directed|"
                r"wrote|led|took|discovered|invented|designed|painted|composed|built|"
                r"established|succeeded|replaced|defeated|beat|conceded|recorded|shot|scored)\b|"
@@ -10835,6 +10837,21 @@ def said_of_question(mention, text, context):
     return not after or after != "of" and (after in STOPWORDS or context.asks(stem(after)))
 
 
+# round 16 (blind): an ordinal just before a common noun ("the 24th president", "the
+# twenty-fourth president" once spelled as digits): the place of that noun's holder
+ORDINAL_BEFORE_NOUN = deferred_pattern(r"(?<![\w.])(\d{1,4}(?:st|nd|rd|th))[\s-]+([a-z][\w'-]*)")
+
+
+def ranks_question_noun(text, context):
+    """True when the clause gives an ordinal of one of the question's nouns that the question
+    does not name itself (ORDINAL_BEFORE_NOUN: "He became the twenty-fourth president" for
+    "... which numbered president?", where "before the 21st century" ranks another noun)."""
+    digits = spelled_numbers_as_digits(text, ordinals=True)
+    return any(found.group(1) not in context.numbers and found.group(2) not in STOPWORDS and
+               context.asks(stem(found.group(2)))
+               for found in ORDINAL_BEFORE_NOUN.finditer(digits))
+
+
 def gives_value_of_question(text, context):
     """True when a number of the clause is said of one of the question's words
     (said_of_question: "The next largest component is argon, at 0.93%", where "Dry air is
@@ -10986,7 +11003,8 @@ def answering_clause(clauses, context):
     carbon-14 is X": states_the_asked_slot) or its subject does the asked act ("X wrote
     it": does_the_asked_act), else +1 for another answer cue or a passive
     agent ("is administered by"), +2 when a quantity question's number is said of one of its
-    words ("is argon, at 0.93%": gives_value_of_question), +1 when "but" opens it (the main
+    words ("is argon, at 0.93%": gives_value_of_question; "the 24th president":
+    ranks_question_noun), +1 when "but" opens it (the main
     point), +3 when it is the first content clause and only a short candidate ("Rok
     Kovačič."; +5 when it is a line of its own: is_verdict_line), -4 for a background cue
     ("some sources say", "had won", "back in") or a place under a "## Context" heading
@@ -11026,7 +11044,8 @@ def answering_clause(clauses, context):
             score += 3
         elif "cue" in cues or "passive" in cues:
             score += 1
-        if candidate and context.kind == "quantity" and gives_value_of_question(text, context):
+        if candidate and context.kind == "quantity" and (
+                gives_value_of_question(text, context) or ranks_question_noun(text, context)):
             score += 2
         if clause["joined"] == "but":
             score += 1
@@ -11318,6 +11337,70 @@ def named_as_opponent(before, after, context):
         return True
     words = after.split()
     return OPPONENT_AFTER.search(after[len(words[0]) if words else 0:]) is not None
+
+
+# round 16 (blind): a verb done by or at a name: passive, before a preposition and the name
+# ("was won by Argentina", "was held in Germany"), or active, after the name and before its
+# object ("Argentina won it"); "a German chemist at Kazan" is no act
+ACT_BESIDE_NAME = deferred_pattern(
+    r"\b(?:was|were|is|are|been|being)\s+(?:[a-z]+ly\s+)?([a-z][\w'-]*)\s+"
+    rf"(?:by|in|at)\s+(?:the\s+)?([{CAPITALS}][\w'-]*)|"
+    rf"\b([{CAPITALS}][\w'-]*)\s+([a-z][\w'-]*)\s+(?:it|them|the|this|that)\b")
+
+
+def done_by_another(piece, gold_words, context):
+    """The stems of the question's words that a comma piece says beside a name in no gold
+    (ACT_BESIDE_NAME): the asked act done by another candidate ("and it was won by
+    Argentina" for "Which country won ...?"); an empty set when there is none."""
+    done = set()
+    for found in ACT_BESIDE_NAME.finditer(piece):
+        word, name = (found.group(1), found.group(2)) if found.group(1) else \
+            (found.group(4), found.group(3))
+        key, owner = stem(word), stem(name.casefold())
+        if owner not in STOPWORDS and owner not in gold_words and key not in STOPWORDS and \
+                not key.isdigit() and context.asks(key) and not context.asks(owner):
+            done.add(key)
+    return done
+
+
+def act_in_another_part(text, start, gold_words, context):
+    """True when a gold name at start of a clause's text stands in a comma piece (_pieces)
+    that does not say the asked act, while another piece says it of another candidate
+    (done_by_another): "The first World Cup was held in
+    Uruguay, and it was won by Argentina" answers "Which country won?" with Argentina;
+    "Uruguay won it, and the final was played in Montevideo" still answers with Uruguay."""
+    pieces = _pieces(text)
+    if len(pieces) < 2:
+        return False
+    at, own, others = 0, None, []
+    for piece in pieces:
+        begin = text.find(piece, at)
+        at = begin + len(piece) if begin >= 0 else at
+        if own is None and begin <= start < at:
+            own = piece
+        else:
+            others.append(piece)
+    if own is None:
+        return False
+    said = stems_of(own)
+    return any(done_by_another(piece, gold_words, context) - said for piece in others)
+
+
+def named_outside_the_act(gold, text, context):
+    """True when a gold read as a name stands in a part of a clause's text (its own words,
+    commas kept) that does not do the asked act while another part does it of another
+    candidate (act_in_another_part), in an answer to a person, place or name question; its
+    first form found in text is read."""
+    if context.kind not in ("person", "place", "name") or ", " not in text:
+        return False
+    reading = gold_reading(gold, context.question)
+    words = folded_words(text)
+    for form in reading.get("forms", ()):
+        hit = _text_form_hit(form, text, words)
+        if hit is not None:
+            return act_in_another_part(text, len(_split_at_word(text, hit)[0]),
+                                       reading["forms"][0].get("words", ()), context)
+    return False
 
 
 def before_the_name(before, gold_words):
@@ -11924,6 +12007,8 @@ def match_clauses(clauses, item, context=None):
     first_why = None
     for gold in golds:
         matched, why = match_in_text(gold, text, item, context)
+        if matched and named_outside_the_act(gold, clauses[index]["text"], context):
+            matched, why = False, "gold_outside_the_answering_part"
         if matched:
             return _match_result(True, gold, gold_reading(gold, context.question)["kind"],
                                  why), index, None
@@ -12392,12 +12477,16 @@ reasonable safe generous conservative humble pick choose chose picked land settl
 meh like idk tbh ngl prob probs def defo eh um uh erm lol guess reckon bout abt
 yeah yep think
 """.split())
+# round 16 (blind): verbs of choice before "one", the pronoun ("... and I picked one")
+CHOICE_OF_ONE = frozenset("pick picked chose choose chosen took take went settled".split())
 OTHER_BEFORE = deferred_pattern(
     r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|us\$|rs\.?)\s?)$"
     r"|\b(?:the year|year|no\.|number|#|page|"
     r"chapter|version|v|paragraph|para|section|clause|item|line|step|article|table|figure|"
     r"question|row|column|room|flight|route|channel|model|season|episode|volume|vol\.|"
-    r"apollo|gate|platform|level|grade|stage|round|game|match|race|week|day)\s*$"
+    r"apollo|gate|platform|level|grade|stage|round|game|match|race|week|day|"
+    # round 16 (blind): an exercise's number, a small model's next prompt ("## Exercise 2")
+    r"exercise|problem|task|lesson|quiz)\s*$"
     r"|\b(?:i answered|i said|i wrote|i gave|i put|(?:my|the) answer (?:was|is|of)|answered "
     r"with)"
     r"\s*$"
@@ -12414,7 +12503,9 @@ OTHER_BEFORE = deferred_pattern(
     r"|±\s*$", re.IGNORECASE)  # a margin ("70 ± 10": MARGIN_SIGN)
 OTHER_AFTER = deferred_pattern(
     r"\s*(?:°|º|℃|℉|′|″|x\b|times\b|-fold\b|percentage points?\b|pp\b|"
-    r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b|分(?:钟|鐘|間|间))", re.IGNORECASE)
+    r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b|分(?:钟|鐘|間|间)|"
+    # round 16 (blind): a count with a bound and its noun ("4 or more countries")
+    r"or (?:more|fewer)[^\S\n]+(?!percent\b|per\b|pct\b)[^\W\d_]{2})", re.IGNORECASE)
 # a scale's ends are whole numbers, not the last digit of "1,100" nor the first of "1,240"
 SCALE_NOTE = deferred_pattern(r"(?<!\d)(?P<low>0|1)\s*(?:\([^)\d\n]*\)\s*)?(?:to|-|–|and)\s*"
                               r"(?P<high>100|10|5|1)\b(?!,\d{3})", re.IGNORECASE)
@@ -13172,7 +13263,8 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
     if mention["kind"] == "words":
         if mention["ordinal"]:
             return "other"
-        if next_word in PROMPT_WORDS:
+        if next_word in PROMPT_WORDS or token.casefold() == "one" and not mention["percent"] \
+                and previous_word.casefold() in CHOICE_OF_ONE and not denominator:
             return "ignored"
         # the whole reply is the number word only if it is the reply's first word; only
         # LEAD_MARKS before it is start <= context.lead(); CONFIDENCE_LABEL may reach back over
@@ -13287,7 +13379,8 @@ def confidence_mentions(reply, answer=None):
     10".
     Number words count only as the whole reply, before a confidence word ("eighty-five
     percent"), after a label or a lead word ("about eighty", "yeah eighty") or as one of two
-    joined by "or" ("sixty or eighty"); elsewhere they are ignored.
+    joined by "or" ("sixty or eighty"); elsewhere they are ignored, as is "one" after a verb
+    of choice, a pronoun ("... and I picked one": CHOICE_OF_ONE).
     """
     context = NumberContext(reply)
     scale_spans = [(m.start(), m.end(), int(m.group("high"))) for m in SCALE_NOTE.finditer(reply)

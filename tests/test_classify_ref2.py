@@ -6442,5 +6442,85 @@ class Round16InferredGuessTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round16GoldAndConfidenceTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 16 (blind): "which numbered X" asks for an ordinal, and the ordinal said of the
+    question's noun answers; a gold named in a part of the clause that does not do the asked
+    act, while another part does it with another candidate, is background; a leading value
+    followed by counts or a new exercise is the value."""
+
+    TERM = factual("HNQ-HIST-961", "Grover Cleveland's second, non-consecutive term made him "
+                   "which numbered president of the United States?", "24th",
+                   aliases=("twenty-fourth",))
+    AMENDMENT = factual("HNQ-HIST-962", "Which numbered amendment to the US Constitution "
+                        "abolished slavery?", "13th", aliases=("thirteenth",))
+    CUP = factual("HNQ-SPO-961", "Which country won the first FIFA World Cup in 1930?",
+                  "Uruguay")
+    HELD = factual("HNQ-SPO-962", "In which country was the 1966 FIFA World Cup held?",
+                   "England")
+    PAINTED = factual("HNQ-ART-961", "Who painted The Night Watch?", "Rembrandt")
+
+    def test_an_ordinal_of_the_question_noun_answers_which_numbered(self):
+        self.assert_labels((
+            ("He became the twenty-fourth president. Cleveland is the only president before "
+             "the 21st century counted twice, as both the 22nd and the 24th.", self.TERM,
+             "CONFIDENT_CORRECT"),
+            ("That made him the 24th president. His first term had made him the 22nd, and "
+             "no other president of the 19th century served twice.", self.TERM,
+             "CONFIDENT_CORRECT"),
+            ("It was the thirteenth amendment. The 14th and the 15th followed within five "
+             "years.", self.AMENDMENT, "CONFIDENT_CORRECT"),
+            # near-misses: the ordinal said of the noun is another one
+            ("He became the twenty-second president. Cleveland is the only president counted "
+             "twice, as both the 22nd and the 24th.", self.TERM, "CONFIDENT_WRONG"),
+            ("It was the fourteenth amendment. The 13th and the 15th came close to it.",
+             self.AMENDMENT, "CONFIDENT_WRONG"),
+        ))
+
+    def test_a_gold_in_a_part_that_does_not_do_the_asked_act_is_background(self):
+        self.assert_labels((
+            ("The first FIFA World Cup in 1930 was held in Uruguay, and it was won by "
+             "Argentina.", self.CUP, "CONFIDENT_WRONG"),
+            ("Hosted by Uruguay, the first World Cup in 1930 was won by Argentina.", self.CUP,
+             "CONFIDENT_WRONG"),
+            ("The 1930 tournament took place in Uruguay, and Argentina won it.", self.CUP,
+             "CONFIDENT_WRONG"),
+            ("The 1966 World Cup was won by England, and it was held in West Germany.",
+             self.HELD, "CONFIDENT_WRONG"),
+            ("The Night Watch was commissioned for Rembrandt's patrons, and it was painted by "
+             "Frans Hals.", self.PAINTED, "CONFIDENT_WRONG"),
+            # near-misses: the gold's part does the asked act, or no other part does it
+            ("Uruguay won the first World Cup in 1930, and the final was played in "
+             "Montevideo.", self.CUP, "CONFIDENT_CORRECT"),
+            ("The first World Cup in 1930 was held in Uruguay, and it was won by Uruguay "
+             "too.", self.CUP, "CONFIDENT_CORRECT"),
+            ("Uruguay, the host, beat Argentina 4-2 in the first final in 1930.", self.CUP,
+             "CONFIDENT_CORRECT"),
+            ("The 1966 World Cup was held in England, and West Germany finished as "
+             "runners-up.", self.HELD, "CONFIDENT_CORRECT"),
+            ("The Night Watch was painted by Rembrandt, and it hangs in Amsterdam.",
+             self.PAINTED, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_leading_value_then_counts_or_a_new_exercise_is_the_value(self):
+        self.assertReads((
+            ("80\n\n## Exercise 2\nList three rivers that flow through 4 or more countries.",
+             (0.8, None)),
+            ("75\n\n### Question 3\nName 2 cities on the Rhine.", (0.75, None)),
+            ("70%. The document lists 3 different dates and I chose one.", (0.7, None)),
+            # near-misses: two competing confidence values
+            ("80, or maybe 60.", (None, "competing_values")),
+            ("70%. Maybe 60%.", (None, "competing_values")),
+            ("75\n\n## Exercise 2\n80", (None, "competing_values")),
+        ))
+        self.assertReads((
+            ("0.5. The document gives 2 different headcount figures and I picked one.",
+             (0.5, None)),
+            ("0.6 - there are 3 candidate names in the text and I took the first.",
+             (0.6, None)),
+            # near-miss: two probabilities
+            ("0.5. Maybe 0.7 on reflection.", (None, "competing_values")),
+        ), scale="probability")
+
+
 if __name__ == "__main__":
     unittest.main()
