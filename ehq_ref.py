@@ -13974,13 +13974,36 @@ register_classifier(ClassifierSpec(
               "standalone": (r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w]|\.\w)",)},
     label=label_ref1, gold_match=_gold_rule(_match_ref), confidence=read_percent_confidence,
     scales=("percent", "probability"), differences=REF1_DIFFERENCES))
+# A bare value ("75", "80%", "0.8", " 90 %"), the commonest reply, reads the same whatever
+# the answer when the answer holds neither its digits nor number words: the answer only
+# names numbers of its own (confidence_mentions) and a bare value restates nothing. Such a
+# reply is so read once per text and scale.
+BARE_VALUE = deferred_pattern(r"\s*\d{1,3}(?:\.\d{1,3})?\s*%?\s*")
+DIGIT_RUN = deferred_pattern(r"\d+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _bare_value_reading(text, scale):
+    return parse_confidence_v2(text, scale)
+
+
+def read_confidence_v2(text, scale="percent", answer=None):
+    """parse_confidence_v2(text, scale, answer), a bare value that the answer cannot bear on
+    (BARE_VALUE) read once per text and scale."""
+    if isinstance(text, str) and BARE_VALUE.fullmatch(text) and scale in CONFIDENCE_SCALES and (
+            not answer or not may_hold_number_words(answer) and
+            not any(run in answer for run in DIGIT_RUN.findall(text))):
+        return dict(_bare_value_reading(text, scale))
+    return parse_confidence_v2(text, scale, answer)
+
+
 register_classifier(ClassifierSpec(
     CLASSIFIER_V2, "reads an answer clause by clause and a confidence reply as a person does",
     False, normalize=prepared_text, segment=answer_clauses,
     lexicons={"clause roles": tuple(p for _, patterns in CLAUSE_ROLES for p in patterns)},
     label=lambda spec, answer, item: classify_v2(answer, item),
     gold_match=lambda spec, response, item: matches_gold_v2(response, item),
-    confidence=lambda spec, text, scale, answer: parse_confidence_v2(text, scale, answer),
+    confidence=lambda spec, text, scale, answer: read_confidence_v2(text, scale, answer),
     scales=("percent", "probability")))
 HEADLINE_CLASSIFIER = CLASSIFIER_V2  # the labels a run's headline numbers come from
 BUILT_IN_CLASSIFIERS = tuple(CLASSIFIERS.items())  # as declared in this file

@@ -533,6 +533,54 @@ class ConfidenceTest(unittest.TestCase):
             ref2.parse_confidence_v2("85", "stars")
 
 
+class BareValueTest(unittest.TestCase):
+    """A bare value ("75", "80%", "0.8") is read once per text and scale (read_confidence_v2)
+    when the answer holds neither its digits nor number words; every reading is the full
+    reader's."""
+
+    REPLIES = ("75", "80%", " 90 %\n", "0.8", "0.05", "100", "150", "7.5", "0", "1")
+    ANSWERS = (None, "", "Paris.", "The answer is Oxford University Press.", "It was 75.",
+               "The lake is 514 m deep.", "It fell by seventy-five percent.", "I don\u2019t know.",
+               "Around 0.8 of the vote.", "It had 150 members in 1990.")
+
+    def read(self, reply, scale, answer):
+        return ref2.parse_confidence(reply, "ehq_ref-2", scale=scale, answer=answer)
+
+    def test_every_reading_is_the_full_readers(self):
+        for reply in self.REPLIES:
+            for scale in ("percent", "probability"):
+                for answer in self.ANSWERS:
+                    self.assertEqual(self.read(reply, scale, answer),
+                                     ref2.parse_confidence_v2(reply, scale, answer),
+                                     (reply, scale, answer))
+
+    def test_values_and_reasons(self):
+        self.assertEqual(self.read("75", "percent", "Paris."),
+                         {"value": 0.75, "strategy": "single_value", "reason": None})
+        self.assertEqual(self.read("0.8", "probability", "Paris."),
+                         {"value": 0.8, "strategy": "probability_decimal", "reason": None})
+        self.assertEqual(self.read("85", "probability", "Paris."),
+                         {"value": None, "strategy": None, "reason": "out_of_range"})
+        self.assertEqual(self.read("514", "percent", "The lake is 514 m deep."),
+                         {"value": None, "strategy": None, "reason": "answer_repeated"})
+
+    def test_only_a_reply_the_answer_cannot_bear_on_is_kept(self):
+        kept = ref2._bare_value_reading
+        kept.cache_clear()
+        self.read("75", "percent", "Paris.")
+        self.read("75", "percent", "The answer is Rome.")
+        self.assertEqual((kept.cache_info().misses, kept.cache_info().hits), (1, 1))
+        for answer in ("It was 75.", "It fell by seventy-five percent.", "1975"):
+            self.read("75", "percent", answer)
+        self.read("75 percent", "percent", "Paris.")  # a word: no bare value
+        self.assertEqual((kept.cache_info().misses, kept.cache_info().hits), (1, 1))
+
+    def test_a_kept_reading_is_handed_out_as_a_copy(self):
+        first = self.read("65", "percent", None)
+        first["value"] = 0.1
+        self.assertEqual(self.read("65", "percent", None)["value"], 0.65)
+
+
 class ConfidenceRound3Test(ReadCases, unittest.TestCase):
     """Confidence replies of blind corpus round 3 (confidence_round3.json), in own wordings."""
 
