@@ -6170,8 +6170,10 @@ CLAUSE_ROLES = (
         r"\bnot (?:an? )?(?:real|genuine|actual|existing) (?!estate)",
         # round 13 (blind): also "does not appear to be a validly described species"
         r"\b(?:doesn't|does not|don't|do not|didn't|did not) (?:\w+ )?(?:seem|appear) to "
-        r"(?:be|have been) (?:an? |any )?(?:\w+ly )?(?:real|genuine|actual|existing|such|valid|"
-        r"recogni[sz]ed|described|documented|attested|established|published|accepted)\b",
+        r"(?:be|have been) (?:an? |any )?(?:\w+ly )?(?:[\w]+-)?(?:real|genuine|actual|existing|"
+        r"such|valid|recogni[sz]ed|described|documented|attested|established|published|"
+        # round 17 (blind): "It doesn't appear to be an IMA-approved mineral"
+        r"accepted|approved|registered)\b",
         r"\b(?:is|are|was|were|be|appears? to be|seems? to be|likely|probably|possibly|may be|"
         r"might be|could be|sounds? like|looks? like)(?: an?| the)?(?: entirely| completely|"
         r" purely| wholly| likely| probably| simply| almost certainly)? " + _FICTION,
@@ -6844,6 +6846,13 @@ CLAUSE_ROLES = (
         r"\b(?:would|will|should|could|might|may) (?:be able to )?(?:tell you|give (?:you|it|the "
         r"answer)|have (?:the|this|that|it|those|these|records|details|data)|list|show (?:whether|"
         r"the|it)|confirm it|carry it)\b",
+        # round 17 (blind): a source that could help, or that holds what could, the help
+        # ending the clause ("the Danish Composers' Society might be able to help", "the
+        # federation might have archives that could help")
+        r"\b(?:(?:ha(?:s|ve)|holds?|keeps?) (?:[\w'&-]+ ){1,4}?(?:that|which) )?(?:(?:could|"
+        r"can|may|might|would|will|should)(?: also| probably| perhaps| possibly| well)?|"
+        r"(?:be )?able to) (?:help|assist)(?: (?:you|further|with (?:this|that|it|the search|"
+        r"your [\w'-]+)))?(?=\W*$)",
         r"\bif you(?:'re| are) (?:researching|looking|interested|trying|curious|checking)\b",
         r"\b(?:you )?(?:may|might|could) (?:be )?(?:thinking|referring|confusing|mixing|"
         r"conflating)\b",
@@ -6971,7 +6980,12 @@ _IF_REAL = (
     r"existed)\b"
     r"|\b(?:assuming|supposing|provided) (?:that )?(?:it|this|such|the \w+|they|he|she)"
     r"[\w ]{0,20}? (?:exists?|is real|existed)\b"
-    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b")
+    r"|\b(?:a |the )?(?:mix-?up|confusion) (?:with|between)\b"
+    # round 17 (blind): whether the entity is a work's invention ("If Doranbury comes from a
+    # novel or TV series, ...", "if it is from a film")
+    r"|\bif (?:it|this|that|they|he|she|the name|[\w' -]{2,40}?) (?:comes?|came|is|was|are|"
+    r"were|appears?|appeared|is taken) (?:from|in) (?:an?|the|some) (?:[\w-]+ ){0,2}?(?:novel|"
+    r"book|story|film|movie|tv|television|series|show|drama|soap|game|comic|play|fiction)\b")
 _NAME_GARBLED = (r"\b(?:the )?name (?:is |was |may be |might be |could be )?(?:\w+ )?(?:misspel\w*|"
                  r"garbled|wrong|incorrect|mistaken|a variant|confused|mangled|differ\w*")
 _LITTLE_KNOWN = (r"(?:newly|recently|new|brand-new|proprietary|obscure|small|private|local|"
@@ -7245,10 +7259,13 @@ def reported_description_before(piece, start):
 # round 9: a modal that only leads into advice ("X's archives might be good places to look",
 # "the registry could also be the place to start"): between the modal and the advice marker
 # a copula at most, so the modal qualifies the advice, not an answer.
+# round 17 (blind): also after a pronoun that stands for the source ("so that could be a good
+# place to check").
 # (the whitespace after the modal taken whole, (?!\s), so that it and \W* never share it)
-ADVICE_MODAL = deferred_pattern(r"^(?:might|may|could|would|should)\s+(?!\s)(?:(?:also|well|"
-                                r"perhaps|possibly|probably) )?(?:be )?(?:(?:the|some|a|an|your) )?"
-                                r"\W*$", re.IGNORECASE)
+ADVICE_MODAL = deferred_pattern(r"^(?:(?:it|this|that|these|those|they) )?(?:might|may|could|"
+                                r"would|should)\s+(?!\s)(?:(?:also|well|perhaps|possibly|"
+                                r"probably) )?(?:be )?(?:(?:the|some|a|an|your) )?\W*$",
+                                re.IGNORECASE)
 
 
 def qualifies_advice(piece, start, later):
@@ -8974,18 +8991,27 @@ def _clause(clause, role, markers=(), content=False, answer_text="", hedged=Fals
 
 
 # round 10: a doubt whose complement opens with the question's own wh-word ("Not sure who
-# wrote it" for "Who wrote ...?", "I'm not sure how many films were shown")
-ASKED_WH = deferred_pattern(r"^\W*(who|whom|what|when|where|which|how many|how much)\b",
-                            re.IGNORECASE)
+# wrote it" for "Who wrote ...?", "I'm not sure how many films were shown"); round 17
+# (blind): also after a preposition ("not certain in what year")
+ASKED_WH = deferred_pattern(r"^\W*(?:(?:in|on|at|of|about|by|for|from) )?(who|whom|what|when|"
+                            r"where|which|how many|how much)\b", re.IGNORECASE)
+# round 17 (blind): "what" and "which" ask for the same slot ("I'm not sure what year" for "In
+# which year ...?")
+SAME_SLOT_WH = frozenset(("what", "which"))
 
 
 def doubts_only_the_question(tail, context):
     """True when the complement of a doubt marker (tail) is the question asked back: it opens
-    with a wh-word (ASKED_WH) that the question holds ("who" for "Who won ...?"). With no
-    candidate in it, such a doubt declines the answer: a knowledge limit, not a hedge."""
+    with a wh-word (ASKED_WH) that the question holds ("who" for "Who won ...?"), "what" and
+    "which" standing for each other (SAME_SLOT_WH). With no candidate in it, such a doubt
+    declines the answer: a knowledge limit, not a hedge."""
     found = ASKED_WH.match(tail)
-    return found is not None and set(folded_words(found.group(1))) <= set(
-        folded_words(context.question))
+    if found is None:
+        return False
+    asked, question = set(folded_words(found.group(1))), set(folded_words(context.question))
+    if asked <= SAME_SLOT_WH and not SAME_SLOT_WH.isdisjoint(question):
+        return True
+    return asked <= question
 
 
 _HEDGING_ROLE_SET = frozenset(HEDGING_ROLES)
