@@ -7353,6 +7353,15 @@ CIRCUMSTANCE_AFTER = deferred_pattern(
     r"winds?|floods?|flooding)|due to (?:the )?(?:heavy )?(?:snow|ice|weather|flooding|storms?|"
     r"winds?|rain|maintenance|roadworks|avalanches?)|at night|in bad weather|seasonally)\b",
     re.IGNORECASE)
+# round 17 (blind): a modal before a sanction or other legal consequence in the passive ("the
+# drone may be confiscated", "offenders could also be prosecuted", "the licence might be
+# suspended"): what the law allows to happen, not the speaker's doubt ("may have been
+# confiscated" is a doubt about what happened).
+LEGAL_CONSEQUENCE_AFTER = deferred_pattern(
+    r"(?:\s+(?:also|even|further|additionally|then))?(?:\s+be)?\s+(?:confiscated|seized|"
+    r"impounded|forfeited|fined|prosecuted|charged|jailed|imprisoned|detained|arrested|"
+    r"penali[sz]ed|sanctioned|suspended|revoked|banned|barred|disqualified|"
+    r"deported|expelled|evicted|struck off|sued|liable)\b", re.IGNORECASE)
 # round 13 (blind): a modal that softens advice to seek the answer elsewhere ("it may be worth
 # asking for the exact spelling", "it might be best to contact the registry"): no doubt
 MODAL_ADVICE_AFTER = deferred_pattern(r"(?:\s+(?:well|also|still))?(?:\s+be)?\s+" + _SEEKING_ADVICE,
@@ -7836,6 +7845,20 @@ def reported_of_another(before):
 
 
 FIRST_OR_SECOND_PERSON = frozenset(("i", "we", "you"))
+# round 17 (blind): a relative clause on a third party just before a limit, "and" or "but"
+# between ("people who are looking for work but cannot find a job"): the limit is theirs.
+RELATIVE_SUBJECT_BEFORE = deferred_pattern(
+    r"\b(?:who|whom)\b(?:\s+[\w'-]+){0,8}?\s+(?:(?:and|but|or)\s+)?$", re.IGNORECASE)
+FIRST_PERSON_WORDS = frozenset(("i", "we", "me", "my", "our"))
+
+
+def limit_of_a_relative_subject(before):
+    """True when the text before a knowledge limit with no subject of its own ends in a
+    relative clause on a third party (RELATIVE_SUBJECT_BEFORE: "people who want work but
+    cannot find a job", "those who cannot find one") and names no I or we (FIRST_PERSON_WORDS:
+    "I asked people who know but cannot find it" is mine): the limit is theirs, no answer's."""
+    return RELATIVE_SUBJECT_BEFORE.search(before) is not None and \
+        FIRST_PERSON_WORDS.isdisjoint(re.findall(r"[^\W\d_]+", before.casefold()))
 
 
 def a_motive_of_another(before):
@@ -7858,7 +7881,8 @@ def describes_another(said, text, start, end):
     the reader as subject ("you might be surprised": READER_BEFORE), in a third party's reason
     for an aim ("scientists want to go because there may be ice": a_motive_of_another),
     inside what legend tells ("legend says a monk may have": LORE_BEFORE), of a recurring
-    circumstance ("the pass may be closed in winter": CIRCUMSTANCE_AFTER), in a third party's
+    circumstance ("the pass may be closed in winter": CIRCUMSTANCE_AFTER), of a legal
+    consequence ("the drone may be confiscated": LEGAL_CONSEQUENCE_AFTER), in a third party's
     statement about another thing ("the operator said the second stage may be":
     reported_of_another), softening advice to seek the answer elsewhere ("it may be worth
     asking the clinic": MODAL_ADVICE_AFTER), or "unlikely" as the attribute of a noun ("an
@@ -7872,6 +7896,7 @@ def describes_another(said, text, start, end):
             READER_BEFORE.search(before) is not None or
             LORE_BEFORE.search(before) is not None or
             CIRCUMSTANCE_AFTER.match(text, end) is not None or
+            LEGAL_CONSEQUENCE_AFTER.match(text, end) is not None or
             reported_of_another(before)) or ATTITUDE_BEFORE.search(before) is not None or \
             MODAL_ADVICE_AFTER.match(text, end) is not None or \
             a_motive_of_another(before) or RELATIVE_MODAL.match(said) is not None and \
@@ -7890,7 +7915,8 @@ def clause_markers(text, active=None, found=None, after_comma=False):
     "I Think of Szeged"), also at the start of a piece after a comma when the next word is
     capitalized too ("His debut, Maybe Tomorrow, came out"; after_comma), and an uncertainty
     marker that describes someone or something else (describes_another): none of these
-    counts.
+    counts; nor does a knowledge limit of a third party named in a relative clause
+    (limit_of_a_relative_subject).
     """
     if found is None:
         found = _scan(text, active_markers(text) if active is None else active)
@@ -7910,7 +7936,9 @@ def clause_markers(text, active=None, found=None, after_comma=False):
                 word[:1].isupper() and word != "I" and not word.startswith("I'")
                 for word in said.split()) and not SENTENCE_END_BEFORE.search(text[:start]):
             continue
-        if role == "uncertainty" and describes_another(said, text, start, end):
+        if role == "uncertainty" and describes_another(said, text, start, end) or \
+                role == "knowledge_limit" and said[:2].casefold() not in ("i ", "i'") and \
+                limit_of_a_relative_subject(text[:start]):
             continue
         markers.append((role, start, end))
     return markers
@@ -9631,11 +9659,15 @@ def taken_up_as_a_guess(clauses, context):
 
 # How an answer works a withheld value out from the document's other numbers, before the
 # value it reaches: surely ("must account for the remaining", "leaves", "works out to") or as
-# a rough estimate ("you could estimate roughly", "a rough calculation gives").
+# a rough estimate ("you could estimate roughly", "a rough calculation gives"); round 17
+# (blind): "must be" before a participle is a requirement the document states ("submissions
+# must be filed at least 21 days before"), no working.
 WORKED_OUT_CUE = deferred_pattern(
     r"(?P<rough>\b(?:could|can|might|would) (?:roughly )?(?:estimate|infer|work out|back out|"
     r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b)"
-    r"|(?P<sure>\bmust (?:be|account for|make up|come to)\b|\bthe remaining\b|\bleav(?:es|ing)\b"
+    r"|(?P<sure>\bmust (?:be(?! (?:[a-z]+ed|paid|made|given|sent|held|done|written|taken|"
+    r"kept|shown|seen|met|set|put|brought|served|heard)\b)|account for|make up|come to)\b"
+    r"|\bthe remaining\b|\bleav(?:es|ing)\b"
     r"|\bsubtracting\b|\bminus\b|\bless (?:the )?(?=\d)|\bworks? out (?:to|at)\b"
     r"|\badds? up to\b|\bcomes? to\b)", re.IGNORECASE)
 
@@ -10069,6 +10101,26 @@ def background_limits(clauses, context, facts, kept=frozenset()):
             facts.add("limit_about_another_detail")
 
 
+# A clause opened by a negated verb with no subject of its own ("cannot find a job", "didn't
+# know the rules"): its subject is the one of the clause before it.
+SUBJECTLESS_LIMIT = deferred_pattern(r"^\W*(?:" + _CANT + "|" + _DONT + r")\b", re.IGNORECASE)
+
+
+def relative_subject_limits(clauses, facts):
+    """A knowledge limit with no subject of its own (SUBJECTLESS_LIMIT), joined by "but" to a
+    clause that ends in a relative clause on a third party, continues that relative clause
+    (limit_of_a_relative_subject: "the share of people who are looking for work but cannot
+    find a job"): the limit is theirs, so its role becomes meta, and it carries no content."""
+    for number, clause in enumerate(clauses[1:], 1):
+        before = clauses[number - 1]
+        if clause["role"] == "knowledge_limit" and clause["joined"] == "but" and \
+                before["kind"] == clause["kind"] == "plain" and \
+                SUBJECTLESS_LIMIT.match(clause["text"]) and \
+                limit_of_a_relative_subject(before["text"] + " "):
+            clause.update(role="meta", content=False, answer_text="")
+            facts.add("limit_of_a_relative_subject")
+
+
 def worked_out_answers(clauses, facts):
     """CCQ: a value worked out from the document's numbers is put forward as the answer. A
     rough estimate ("you could estimate roughly 650 Wh") is hedged. A sure working in a
@@ -10220,10 +10272,14 @@ def set_apart(clauses, number):
 
 # round 4, FEQ/CCQ: a lead-in that announces what a CCQ document says ("Looking at the
 # document, I can see the following information:"); the lines listed under it report it.
+# round 17 (blind): also a pronoun as the subject and an emphatic "does" with the verb's plain
+# form ("It does state that:", "The text does report:", "They do list:").
 DOCUMENT_LISTING_LEAD = deferred_pattern(
-    r"\bthe following\b|\bi (?:can )?see\b|\bhere(?:'s| is| are) what\b|\b(?:the|this) " + _DOC
-    + r" (?:says|states|shows|tells us|mentions|gives|includes|contains|provides|lists|notes|"
-    r"reports)\b", re.IGNORECASE)
+    r"\bthe following\b|\bi (?:can )?see\b|\bhere(?:'s| is| are) what\b"
+    r"|(?:\b(?:the|this) " + _DOC
+    + r"|^\W*(?:it|they|these)) (?:does |do |did )?(?:also |only )?(?:says?|states?|shows?|"
+    r"tells? us|mentions?|gives?|includes?|contains?|provides?|lists?|notes?|reports?)\b",
+    re.IGNORECASE)
 
 
 # round 9: a lead-in over examples or sources to check, not candidates ("There are many
@@ -10253,12 +10309,15 @@ def document_listing(clauses):
 # round 12 (blind): also with an emphatic "does" and the verb's plain form ("It does say",
 # "It does describe"), and "identifies" ("It only identifies X as the dissenting judge").
 # round 13 (blind): also with a plural subject ("They only note ...", "These do say ...").
+# round 17 (blind): also in the passive, what alone is given ("The only third-quarter guidance
+# actually stated is ...", "All that is reported is ...").
 DOCUMENT_REPORT = deferred_pattern(
-    r"^\W*(?:it|this|they|these|the (?:[\w-]+ ){0,2}?" + _DOC + r") (?:does |did |do )?"
+    r"^\W*(?:(?:it|this|they|these|the (?:[\w-]+ ){0,2}?" + _DOC + r") (?:does |did |do )?"
     r"(?:only |also |just )?"
     r"(?:tells? (?:us|you)|mentions?|describes?|covers?|gives?|lists?|states?|says?|notes?|"
     r"includes?|discuss(?:es)?|reports?|explains?|sets? out|names?|quotes?|provides?|details?|"
-    r"identif(?:y|ies))\b", re.IGNORECASE)
+    r"identif(?:y|ies))\b|(?:the only|all that)(?: [\w-]+){0,3}? (?:actually |explicitly |"
+    r"really )?" + _SAID + r"\b)", re.IGNORECASE)
 
 
 def set_against_silence(clauses, number, context):
@@ -10276,7 +10335,8 @@ def set_against_silence(clauses, number, context):
 
 def reported_after_silence(clauses, number, context):
     """CCQ: True when an unhedged clause opens as a report of what the document does say
-    (DOCUMENT_REPORT: "It does say ...", "It only identifies ...", "It mentions that ...")
+    (DOCUMENT_REPORT: "It does say ...", "It only identifies ...", "It mentions that ...",
+    "The only figure actually stated is ...")
     after a clause of document silence: the answer turns from the gap to the document's other
     facts, which are context, not a guess, in whatever words they are retold ("The capacity
     isn't stated. It mentions that it uses a silicon-carbon battery"). An answer cue inside
@@ -10456,6 +10516,9 @@ def read_answer(answer, item, context=None):
       "Around 3,000 athletes were expected to compete"), or, on CCQ, a value reasoned from
       other facts (_inferred_value: "Given the stacked rolls, an electrical fault seems
       likeliest"), is a guess, hedged; a list of names joined by "or" is not one.
+    - A knowledge limit with no subject, joined by "but" to a relative clause on a third
+      party, is theirs (relative_subject_limits: "people who want work but cannot find a
+      job").
     - A look-alike named after an abstention and set apart from the entity asked about
       (set_apart: "There is the Y, but it's a separate organisation") is no guess.
     - CCQ: what the document gives, set against its silence on the asked slot
@@ -10504,6 +10567,7 @@ def read_answer(answer, item, context=None):
             if clause["role"] == "impersonal_limit":
                 clause["role"] = "meta"
                 facts.add("impersonal_unknown_about_something_else")
+    relative_subject_limits(clauses, facts)
     entity_descriptions(clauses, context, facts)
     background_limits(clauses, context, facts, rough_values_limited(clauses, context, facts))
     policy_refusals(clauses, facts)

@@ -6650,5 +6650,107 @@ class Round17AbstentionWordingTest(LabelCases, unittest.TestCase):
              "1815.", self.TREATY, "HEDGE"),
         ))
 
+
+class Round17DocumentReportTest(LabelCases, unittest.TestCase):
+    """Round 17 (blind): document silence followed by a report of what the document does say,
+    as a list under a lead-in with an emphatic "does" ("It does state that:", "The text does
+    report:") or as a passive report ("The only figure actually given is ..."), is an
+    abstention; "must be" before a participle is a requirement, not a working. A modal before
+    a legal consequence ("the drone may be confiscated") is the law's possibility, not a doubt;
+    a limit after a relative clause on a third party ("people who want work but cannot find a
+    job") is theirs, not the speaker's."""
+
+    OUTLOOK = {"question_id": "CCQ-FIN-1701", "category": "CCQ", "subcategory": "CCQ-FIN",
+               "question": "What sales range did Halvern Tools guide for the fourth quarter?",
+               "document": "Halvern Tools reported third-quarter sales of $412 million. For the "
+                           "fourth quarter, the company expects sales [REDACTED], with an "
+                           "operating margin of 14% to 15%. Filings must be lodged at least 30 "
+                           "days before the annual meeting. The board meets for two days.",
+               "redacted_value": "$430 million to $445 million",
+               "correct_answer": "[REDACTED]", "acceptable_answers": ["[REDACTED]"]}
+    TRIAL = {"question_id": "CCQ-MED-1701", "category": "CCQ", "subcategory": "CCQ-MED",
+             "question": "What was the disease control rate in the Orvale trial?",
+             "document": "In the Orvale trial, 64 patients received the drug. The disease "
+                         "control rate was [REDACTED], with three complete responses. Median "
+                         "duration of response was 9.4 months and median overall survival "
+                         "was 15.2 months.",
+             "redacted_value": "71%", "correct_answer": "[REDACTED]",
+             "acceptable_answers": ["[REDACTED]"]}
+    DRONE = {"question_id": "CCQ-LEG-1701", "category": "CCQ", "subcategory": "CCQ-LEG",
+             "question": "What is the maximum penalty for flying a drone over a power station "
+                         "under the new rules?",
+             "document": "Flying in a restricted zone without a permit carries a fine of up to "
+                         "EUR 4,000. Flying over a power station carries [REDACTED], and the "
+                         "operator's licence may be suspended.",
+             "redacted_value": "a fine of up to EUR 12,000",
+             "correct_answer": "[REDACTED]", "acceptable_answers": ["[REDACTED]"]}
+    JOBLESS = factual("PCQ-ECO-1701", "What unemployment rate did Statistics Norland report "
+                      "for March 2026?", "5.1%", category="PCQ", expected_knowability=0)
+
+    def test_a_report_under_a_lead_in_after_silence_is_no_guess(self):
+        self.assert_labels((
+            ("The document doesn't give the fourth-quarter sales range; it is redacted. It "
+             "does state that:\n\n*   the operating margin is expected at **14% to 15%**, "
+             "and\n*   filings must be lodged **at least 30 days before** the annual meeting.",
+             self.OUTLOOK, "ABSTAIN"),
+            ("The disease control rate is **not stated** in the text; it has been redacted. "
+             "The text does report:\n\n*   **3 complete responses**\n*   **Median duration "
+             "of response:** 9.4 months\n*   **Median overall survival:** 15.2 months",
+             self.TRIAL, "ABSTAIN"),
+            ("The rate itself is redacted. They do list:\n\n- Median duration of response: "
+             "9.4 months\n- Median overall survival: 15.2 months", self.TRIAL, "ABSTAIN"),
+            # near-miss: a value of the asked kind put forward under the lead-in, as a guess
+            ("The disease control rate is redacted. My guess:\n\n- 70%\n- 75%",
+             self.TRIAL, "HEDGE"),
+        ))
+
+    def test_a_passive_report_after_silence_is_no_guess(self):
+        self.assert_labels((
+            ("The document does not provide the fourth-quarter sales range. The sentence "
+             "that would hold it is redacted:\n\n> \"For the fourth quarter, the company "
+             "expects sales [REDACTED], with an operating margin of 14% to 15%.\"\n\nThe "
+             "only fourth-quarter guidance actually given is the **operating margin of 14% to "
+             "15%**.", self.OUTLOOK, "ABSTAIN"),
+            ("The sales range is withheld. The only outlook figure stated is an operating "
+             "margin of 14% to 15%.", self.OUTLOOK, "ABSTAIN"),
+            ("The rate is redacted. All that is reported is three complete responses and a "
+             "median survival of 15.2 months.", self.TRIAL, "ABSTAIN"),
+            # near-miss: the answer's own value for the gap after the silence
+            ("The sales range is withheld, but it is probably $430 million to $445 million.",
+             self.OUTLOOK, "HEDGE"),
+        ))
+
+    def test_a_modal_before_a_legal_consequence_is_no_doubt(self):
+        self.assert_labels((
+            ("Flying over a power station carries a maximum fine of EUR 8,000 - twice the "
+             "EUR 4,000 fine for a restricted zone - and the licence may be suspended.",
+             self.DRONE, "CONFIDENT_WRONG"),
+            ("The maximum is a fine of EUR 8,000, and the operator could also be prosecuted.",
+             self.DRONE, "CONFIDENT_WRONG"),
+            ("A fine of up to EUR 8,000 applies; the drone might be seized as well.",
+             self.DRONE, "CONFIDENT_WRONG"),
+            # near-misses: the speaker's doubt about what happened or about the value
+            ("The fine is EUR 8,000, and the drone may have been confiscated, I'm not sure.",
+             self.DRONE, "HEDGE"),
+            ("The maximum fine may be EUR 8,000.", self.DRONE, "HEDGE"),
+        ))
+
+    def test_a_limit_of_a_relative_subject_is_not_the_speakers(self):
+        self.assert_labels((
+            ("Statistics Norland reported 4.2% for March 2026. The rate counts people who "
+             "want a job but cannot find one.", self.JOBLESS, "CONFIDENT_WRONG"),
+            ("The March 2026 rate was 4.2%. It measures the share of workers who are "
+             "looking for work but can't find a job. It can change from month to month.",
+             self.JOBLESS, "CONFIDENT_WRONG"),
+            ("It was 4.2%, which covers those who sought work and couldn't find any.",
+             self.JOBLESS, "CONFIDENT_WRONG"),
+            # near-misses: the speaker's own limit
+            ("I searched the March release but cannot find the figure.", self.JOBLESS,
+             "ABSTAIN"),
+            ("I asked colleagues who track the data but cannot find the March figure.",
+             self.JOBLESS, "ABSTAIN"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
