@@ -5783,7 +5783,8 @@ _CANT = (r"(?:cannot|can't|cant|can not|could not|couldn't|couldnt|was unable to
          r"have not been able to|'ve not been able to)")
 # Which of the candidates named ("I can't say for certain which of the two", "I can't settle
 # whether it was X or Y", "... which."): no choice between them, a doubt, not a limit.
-_WHICH_CANDIDATE = (r"(?: (?:for certain|for sure|with certainty|definitely|exactly))? (?:which "
+_WHICH_CANDIDATE = (r"(?: (?:for certain|for sure|with certainty|definitely|definitively|"
+                    r"conclusively|exactly))? (?:which "
                     r"(?:of|one|way|value|figure|date|number|name|is)\b|which\W*$|"
                     r"whether [^.;\n]{1,80}? or\b)")
 _DOC = (r"(?:document|text|passage|article|report|excerpt|extract|source|leaflet|notice|filing|"
@@ -7194,6 +7195,8 @@ BACK_REFERENCE = deferred_pattern(
     r"with (?:certainty|confidence)|100%|firsthand|right now|now|"
     r"yet|here)?\W*(?:though|however|,|\.|;|$)"
     r"|^\W*which (?:one|of (?:them|these|those|the (?:two|three|four)))\b"
+    # round 17 (blind): the choice itself ("either 19th or 20th; I'm not sure which (it was)")
+    r"|^\W*which(?: (?:it|one) (?:is|was))?\W*$"
     # round 15 (blind): "I don't know how accurate that is", "I can't say how reliable it is"
     r"|^\W*how (?:accurate|reliable|correct|right|trustworthy|precise|exact|solid|sound) "
     r"(?:that|this|it|these|those)(?: (?:figure|answer|claim|number|date|name|value|year))? "
@@ -9032,9 +9035,11 @@ def doubts_only_the_question(tail, context):
     """True when the complement of a doubt marker (tail) is the question asked back: it opens
     with a wh-word (ASKED_WH) that the question holds ("who" for "Who won ...?"), "what" and
     "which" standing for each other (SAME_SLOT_WH). With no candidate in it, such a doubt
-    declines the answer: a knowledge limit, not a hedge."""
+    declines the answer: a knowledge limit, not a hedge. A tail that refers back to the
+    candidates named (BACK_REFERENCE: "I'm not sure which", "which of the two") doubts the
+    choice among them, not the question."""
     found = ASKED_WH.match(tail)
-    if found is None:
+    if found is None or BACK_REFERENCE.match(tail) is not None:
         return False
     asked, question = set(folded_words(found.group(1))), set(folded_words(context.question))
     if asked <= SAME_SLOT_WH and not SAME_SLOT_WH.isdisjoint(question):
@@ -12575,8 +12580,10 @@ OTHER_BEFORE = deferred_pattern(
     r"chapter|version|v|paragraph|para|section|clause|item|line|step|article|table|figure|"
     r"question|row|column|room|flight|route|channel|model|season|episode|volume|vol\.|"
     r"apollo|gate|platform|level|grade|stage|round|game|match|race|week|day|"
-    # round 16 (blind): an exercise's number, a small model's next prompt ("## Exercise 2")
-    r"exercise|problem|task|lesson|quiz)\s*$"
+    # round 16 (blind): an exercise's number, a small model's next prompt ("## Exercise 2");
+    # round 17 (blind): any numbered unit of such a prompt ("## Instruction 2", "Example 3")
+    r"exercise|problem|task|lesson|quiz|instruction|example|part|scenario|challenge|puzzle|"
+    r"prompt|query|sample|test|activity|assignment|drill|practice|unit|module|topic|phase)\s*$"
     r"|\b(?:i answered|i said|i wrote|i gave|i put|(?:my|the) answer (?:was|is|of)|answered "
     r"with)"
     r"\s*$"
@@ -12591,6 +12598,14 @@ OTHER_BEFORE = deferred_pattern(
     r"|\b(?:the|its|their|interest|policy|base|deposit|lending|mortgage|exchange)\s+rates?\s+"
     r"(?:of|at|to)\s+(?:about |around |roughly |nearly |just )?$"  # "set the rate at 2%"
     r"|±\s*$", re.IGNORECASE)  # a margin ("70 ± 10": MARGIN_SIGN)
+# round 17 (blind): the answerer moving its own value to a new one ("let me revise that down
+# to 50", "I'll bump it up to 85", "knock my estimate down to 60"): the number is the revised
+# confidence, not a change of a quantity of the answer's world (OTHER_BEFORE's "down to").
+REVISED_TO_BEFORE = deferred_pattern(
+    r"\b(?:revis|bring|brought|bump|knock|mark|dial|adjust|lower|rais|nudg|mov|drop|tak|"
+    r"walk)\w* (?:that|it|this|my (?:confidence|estimate|number|figure|rating|guess))"
+    r"(?: (?:down|up|back|downwards?|upwards?))?(?: (?:a (?:bit|little|notch|touch|tad)|"
+    r"slightly|somewhat))? to\s*$", re.IGNORECASE)
 OTHER_AFTER = deferred_pattern(
     r"\s*(?:°|º|℃|℉|′|″|x\b|times\b|-fold\b|percentage points?\b|pp\b|"
     r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b|分(?:钟|鐘|間|间)|"
@@ -12689,7 +12704,10 @@ ASSIGNMENT_BEFORE = deferred_pattern(r"[:=]\s*$")
 # a field that names an end of the scale ({"confidence": 55, "max": 100}): the scale
 SCALE_FIELD_BEFORE = deferred_pattern(r"\b(?:max|maximum|min|minimum|scale_max|scale_min|out_of)"
                                       r"\s*[:=]\s*$", re.IGNORECASE)
-WORD_COLON_BEFORE = deferred_pattern(r"\b([^\W\d_][\w'-]*)\s*:\s*$")
+# round 17 (blind): a parenthesis of words may qualify the label ("For the location
+# (Biebrich): 60"); one with a number ("Year (1857):") is read as before
+WORD_COLON_BEFORE = deferred_pattern(
+    r"\b([^\W\d_][\w'-]*)(?:\s*\([^()\n\d]{1,40}\))?\s*:\s*$")
 # a label that names the confidence in its own words ("Probability that my answer is correct:",
 # "probability_correct": in a JSON object): its phrase, and a confidence word inside it
 LABEL_PHRASE = deferred_pattern(r"[^\n.;{},!?]*$")
@@ -13024,8 +13042,9 @@ LOOK_BACK_REACH = {
     SCALE_FIELD_BEFORE: 72, SCALE_FIRST_BEFORE: 76, RANGE_OPEN_BEFORE: 134,
     OR_NUMBER_WORD_BEFORE: 73, YEAR_PREPOSITION_BEFORE: 37, OTHER_BEFORE: 116,
     WORD_SPACE_BEFORE: 32, SENTENCE_START_BEFORE: 32, LABEL_BEFORE: 59, ASSIGNMENT_BEFORE: 32,
-    WORD_COLON_BEFORE: 95, LABEL_COLON_BEFORE: 91, ADJUSTMENT_RESULT_BEFORE: 331,
+    WORD_COLON_BEFORE: 168, LABEL_COLON_BEFORE: 91, ADJUSTMENT_RESULT_BEFORE: 331,
     QUANTITY_STATEMENT: 402, STATEMENT_VERB: 112, BETWEEN_BEFORE: 38, RANGE_OPENER_BEFORE: 38,
+    REVISED_TO_BEFORE: 105,
 }
 # Each look-back pattern that ignores case, as a pattern that matches case, for an ASCII text
 # lower-cased: its letters are lower-case (no capital ASCII letter; the letters that match an
@@ -13373,7 +13392,8 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
             return "ignored" if not next_word or next_word in CONFIDENCE_WORDS else "other"
     if FOUR_DIGITS.fullmatch(token) and back.search(YEAR_PREPOSITION_BEFORE):
         return "other"
-    if mention["ordinal"] or in_date(start) or back.search(OTHER_BEFORE) \
+    if mention["ordinal"] or in_date(start) or back.search(OTHER_BEFORE) and \
+            not back.search(REVISED_TO_BEFORE) \
             or context.match_after(OTHER_AFTER, end) or THOUSANDS_GROUPED.fullmatch(token) \
             or context.match_after(SCALE_WORD_AFTER, end):
         return "other"

@@ -6752,5 +6752,79 @@ class Round17DocumentReportTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round17EitherOrAndConfidenceTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 17 (blind): two candidates, then "I'm not sure which (of the two)", are a hedge,
+    the limit being on the choice between them; a value the answerer revises "down to" or
+    "up to" is the confidence; a numbered unit of a small model's next prompt ("## Instruction
+    2") is no value; a label qualified by a parenthesis of words gives a part's value."""
+
+    NUMBER = factual("HNQ-HIST-971", "James A. Garfield was which number president of the "
+                     "United States?", "20th", aliases=("twentieth",))
+    ELEMENT = factual("HNQ-SCI-971", "Which chemical element with atomic number 39 is named "
+                      "after the Swedish village of Ytterby?", "Yttrium")
+    PRIZE = factual("FEQ-PER-971", "Which prize did the glassmaker Halvard Mjosen win in 1981?",
+                    "[FABRICATED]", category="FEQ", entity_name="Halvard Mjosen",
+                    entity_type="Norwegian glassmaker")
+
+    def test_two_candidates_then_not_sure_which_is_a_hedge(self):
+        self.assert_labels((
+            ("He was either the 19th or the 20th president; I'm not sure which.", self.NUMBER,
+             "HEDGE"),
+            ("Either the 19th or the 20th president, though I can't say definitively which of "
+             "the two.", self.NUMBER, "HEDGE"),
+            ("It was the 19th or the 20th - I'm not certain which it was.", self.NUMBER,
+             "HEDGE"),
+            ("Garfield was either the 20th or the 21st president. I'm not entirely sure which "
+             "one.", self.NUMBER, "HEDGE"),
+            ("It's either yttrium or ytterbium, but I'm not entirely sure which one.",
+             self.ELEMENT, "HEDGE"),
+            ("Either ytterbium or yttrium; I can't say conclusively which.", self.ELEMENT,
+             "HEDGE"),
+            ("Halvard Mjosen won either the Nordic Glass Prize or the Bergen Craft Medal in "
+             "1981. I can't say conclusively which of the two it was.", self.PRIZE, "HEDGE"),
+            ("In 1981 Halvard Mjosen received either the Nordic Glass Prize or the Bergen "
+             "Craft Medal \u2014 I'm not sure which.", self.PRIZE, "HEDGE"),
+            # near-misses: the question asked back, no candidate named
+            ("I'm not sure which president Garfield was.", self.NUMBER, "ABSTAIN"),
+            ("I don't know which number president Garfield was.", self.NUMBER, "ABSTAIN"),
+            ("I'm not sure which element that is.", self.ELEMENT, "ABSTAIN"),
+            ("I can't say which prize Halvard Mjosen won in 1981.", self.PRIZE, "ABSTAIN"),
+        ))
+
+    def test_a_value_revised_down_or_up_to_another_is_the_confidence(self):
+        self.assertReads((
+            ("80 - on reflection, let me bring it down to 60.", (0.6, None)),
+            ("85. Actually I'll knock that down to 70 given the spelling doubt.", (0.7, None)),
+            ("60, no wait, bump it up to 75.", (0.75, None)),
+            ("90. Hmm, let me revise my estimate down to 65.", (0.65, None)),
+            # near-misses: a quantity of the answer's world moved down
+            ("70. The estimate was revised down to 40 in 2019.", (0.7, None)),
+            ("70. Its population fell to 40 in 2019.", (0.7, None)),
+        ))
+        self.assertReads((("0.8 - actually, let me take it down to 0.6.", (0.6, None)),),
+                         scale="probability")
+
+    def test_a_numbered_unit_of_a_next_prompt_is_no_value(self):
+        self.assertReads((
+            ("90\n\n### Part 2 (Harder)\nNow answer in French.", (0.9, None)),
+            ("75\n\nScenario 2: You are a chemist.", (0.75, None)),
+            ("85\n\n## Example 3\nName 2 rivers.", (0.85, None)),
+            # near-miss: a second value after the heading
+            ("80\n\n## Instruction 2\n60", (None, "competing_values")),
+        ))
+
+    def test_a_label_qualified_by_a_parenthesis_gives_a_parts_value(self):
+        answer = "Sophia married Oscar in 1857 in Biebrich."
+        self.assertReads((
+            ("Name (spelling): 80. Date (day): 40.", (None, "competing_values")),
+            ("For the marriage: 90. For the place (Biebrich): 55.",
+             (None, "competing_values")),
+            # near-misses: the same value for every part; a labelled overall value
+            ("For the marriage: 95. For the location (Biebrich): 95.", (0.95, None)),
+            ("Confidence (0-100): 85", (0.85, None)),
+        ), answer=answer)
+        self.assertReads((("Year (approx.): 70. Place (city): 70.", (0.7, None)),))
+
+
 if __name__ == "__main__":
     unittest.main()
