@@ -17777,6 +17777,17 @@ def fingerprint_inputs(options, inputs, prompts):
     }
 
 
+def short_key_warnings(routes, secrets):
+    """A warning for each key variable whose key is shorter than SECRET_FRAGMENT characters (a
+    local server's placeholder, say): such a key cannot be told from ordinary text, so what a
+    server echoes of it is not redacted (names the variable, never the key)."""
+    short = {r.key_env for r in routes if r and r.key_env and secrets.present(r.key_env) and
+             len(secrets.raw(r.key_env).strip()) < SECRET_FRAGMENT}
+    return [f"the key in {name} is shorter than {SECRET_FRAGMENT} characters: too short to tell "
+            f"from ordinary text, it is not redacted from what a server echoes back"
+            for name in sorted(short)]
+
+
 def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
     """manifest.json: inputs, hashes, prompts, fingerprint and settings; never a secret."""
     base = fingerprint_inputs(options, inputs, prompts)
@@ -17825,7 +17836,8 @@ def build_manifest(options, inputs, prompts, secrets, run_id, clock=None):
         "simulated": any(r.spec.local for r in inputs["routes"]),
         "warnings": inputs["notes"] + [
             f"route {r.name} is pcq_eligible without a recorded pcq_cutoff: every PCQ item is "
-            f"admitted" for r in inputs["routes"] if r.pcq_eligible and not r.pcq_cutoff],
+            f"admitted" for r in inputs["routes"] if r.pcq_eligible and not r.pcq_cutoff] +
+        short_key_warnings(inputs["routes"] + [inputs["judge"]], secrets),
         "settings": {
             "concurrency": options.concurrency, "rpm": options.rpm, "tpm": options.tpm,
             "max_concurrency": options.max_concurrency

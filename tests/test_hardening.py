@@ -127,6 +127,27 @@ class SecretTest(HardeningCase):
         self.assertFalse(os.path.exists(self.path("runs")))
 
 
+    def test_a_key_too_short_to_redact_is_said_to_be_so(self):
+        server = self.server()
+        server.rule = lambda body, index: Reply(200, chat_success("85", model="local-model"))
+        registry = self.registry(server, requires_api_key=True, api_key_env="ECHO_KEY")
+        warning = ("the key in ECHO_KEY is shorter than 8 characters: too short to tell from "
+                   "ordinary text, it is not redacted from what a server echoes back")
+        for key, expected in (("EMPTY", [warning]), ("EMPTY-KEY", [])):
+            run_id = f"k{len(key)}"
+            result = run_process("run", "--registry", registry, "--model", "local", "--output",
+                                 self.path("runs"), "--run-id", run_id, "--limit", "2",
+                                 "--bootstrap", "0", "--quiet", env=dict(os.environ,
+                                                                       ECHO_KEY=key))
+            self.assertEqual(result.code, 0, result)
+            folder = self.path("runs", run_id)
+            with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as handle:
+                self.assertEqual([w for w in json.load(handle)["warnings"] if "ECHO_KEY" in w],
+                                 expected)
+            with open(os.path.join(folder, "summary.json"), encoding="utf-8") as handle:
+                self.assertEqual(warning in json.load(handle)["warnings"], bool(expected))
+
+
 class TamperTest(HardeningCase):
     """Hole 2: editing a file and refreshing its catalog entry is caught."""
 
