@@ -5793,6 +5793,11 @@ _DOC = (r"(?:document|text|passage|article|report|excerpt|extract|source|leaflet
         r"timeline|record|case report|bulletin|update|changelog|sheet|label|lease|judgment|"
         r"ruling|decision|abstract|study|paper|page|provided (?:text|material|information|"
         r"document|passage)|given (?:text|document|passage)|information provided)")
+# A body that publishes records, named as a source to check ("the Japan Meteorological Agency",
+# "the Geological Survey", "the national statistics office"): round 18 (blind).
+_SOURCE_BODY = (r"(?:agency|survey|service|institute|ministry|department|office|bureau|"
+                r"authority|commission|centre|center|usgs|observatory|administration|"
+                r"registry|archives)")
 _SAY = (r"(?:say|state|specify|mention|give|provide|include|contain|indicate|disclose|reveal|"
         r"list|name|identify|tell|report|note|offer|spell out|show|define|detail|quantify|"
         r"confirm|describe|explain|cite|supply|divulge|reproduce|put a (?:number|figure|date) on)")
@@ -6671,6 +6676,8 @@ CLAUSE_ROLES = (
         r"\b(?:it|this|that|which|the answer|the figure|the date|the year) should (?:be|have been)"
         r"\b",
         r"\b(?:seems?|seemed|appears?|appeared) to (?:be|have|refer|indicate|suggest|show)\b",
+        # round 18 (blind): "the paper where it appears" places a text, no doubt
+        r"(?<!\bwhere )(?<!\bwhich )(?<!\bwherever )"
         r"\b(?:it|this|that|there) (?:seems|appears|would seem|would appear)(?= that\b| to\b|"
         r" as if\b| as though\b| likely\b| probable\b|,|\.|$| (?:the|an?|he|she|they|it|its|"
         r"his|her|their|this|these|those|there|we|i)\b)",
@@ -6680,10 +6687,12 @@ CLAUSE_ROLES = (
         r"loaded|leading|tricky|odd|strange|unusual|curious|difficult|hard|tough|obscure|niche) "
         r"question\b)",
         # round 12: a source after "check the" is advice where to look, no doubt ("please check
-        # the Senedd's website", "the official results", "the BBC News site")
+        # the Senedd's website", "the official results", "the BBC News site"), and so is a
+        # body that keeps records (round 18, blind: "the Japan Meteorological Agency")
         r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm|check (?:this|that|it|the(?! "
         r"(?:[\w&.-]+ ){0,2}?[\w&.-]+'s\b| official\b| latest\b| (?:[\w&.-]+ ){0,2}?(?:website|"
-        r"site|page|portal|database|archive|register)s?\b)))\b",
+        r"site|page|portal|database|archive|register)s?\b| (?:[\w&.-]+ ){0,3}?" + _SOURCE_BODY +
+        r"\b)))\b",
         r"\b(?:you )?(?:may|might|should|could|would|will) (?:want|wish|need) to "
         r"(?:double[- ]?check|verify|confirm)\b",
         r"\b(?:i(?:'d| would) )?(?:recommend|suggest|advise)(?:s|ed)? (?:double[- ]?checking|"
@@ -7023,13 +7032,21 @@ _NAME_REFERENT = (r"\b(?:(?:the|its|this|that|their) )?(?:name|term|title) (?:\w
                   r"|\b(?:coined|introduced|invented|made up)(?: \w+){0,2}? (?:the|this|that|"
                   r"such an?) (?:term|name|phrase|label|expression)\b"
                   r"|\b(?:term|name|phrase|label|expression) (?:\w+ ){0,3}?(?:coined|introduced)\b")
+# What the entity may be instead of what is asked ("it may be a small local firm"), a word
+# of one item of a list of such kinds too ("It may be an investigational compound, a very new
+# approval, or a misspelling of another name": round 18, blind).
+_MAY_BE = (r"\b(?:may|might|could|possibly|perhaps|probably|likely|maybe) (?:simply |just |"
+           r"well |also |instead )?(?:be|have been|refer to|be referring to|be confused with|be "
+           r"a (?:mix-?up|confusion)) ")
+_LISTED_KIND = (r"(?:(?:an?|the|another) (?:[\w'-]+ ){0,3}?[\w'-]+,? (?:or |and )?"
+                r"(?=(?:an?|the|another) )){0,3}?")
 SPECULATION = deferred_pattern(
     _IF_REAL + r"|\bif (?:it|this|that|they|he|she|[\w' -]{2,40}?)(?:'s| is| was) (?:an? |the )?"
     r"(?:[\w-]+ (?:or|and) )?" + _LITTLE_KNOWN + r"\b"
-    r"|\b(?:may|might|could|possibly|perhaps|probably|likely|maybe) (?:simply |just |well |"
-    r"also |instead )?(?:be|have been|refer to|be referring to|be confused with|be a "
-    r"(?:mix-?up|confusion)) (?:an? |the )?(?:very |quite |fairly |relatively |rather )?(?:[\w-]+ )"
+    r"|" + _MAY_BE + _LISTED_KIND +
+    r"(?:an? |the )?(?:very |quite |fairly |relatively |rather )?(?:[\w-]+ )"
     r"{0,2}?(?:small|tiny|local|obscure|minor|private|regional|little-known|lesser-known|niche|"
+    r"investigational|experimental|"
     r"family|defunct|short-lived|fictional|informal|unofficial|misspell\w*|variant|typo|"
     r"different|alternative|alternate|confus\w*|mix-?up|transliteration|translation|nickname|"
     r"pseudonym|hypothetical|made-up|invented|fabricated|mistake|error|garbled|mistaken|"
@@ -7097,8 +7114,16 @@ BACKGROUND_CUE = deferred_pattern(
     r"|\bfor what (?:it's|it is) worth\b|\bincidentally\b"
     r"|\bhad (?:already |previously |earlier |once )?(?:won|been|held|served|ruled|taken|"
     r"reached|finished|set|led)\b", re.IGNORECASE)
+# A clause that opens on what is usual of a kind ("Many small villages have similar names"),
+# also as what a plural kind often did (round 18, blind: "Small mutual insurers often merged
+# during that era", "Berber hamlets in the region frequently share names"; "was", "has" and
+# "its" are no plural, nor is a capitalized name: "Charles often sat").
+_GENERIC_OPENING = (r"^\W*(?:many|most|some|several|all|every|few|various|numerous)\b"
+                    r"|^\W*(?:[\w'-]+ ){0,2}?(?!(?:was|is|has|his|its|this|does|us|thus)\b)"
+                    r"(?-i:[a-z])[\w'-]*s(?: [\w'-]+){0,3}? (?:often|frequently|routinely)\b")
+GENERIC_OPENING = deferred_pattern(_GENERIC_OPENING, re.IGNORECASE)
 GENERIC_CUE = deferred_pattern(
-    r"^\W*(?:many|most|some|several|all|every|few|various|numerous)\b"
+    _GENERIC_OPENING +
     r"|\b(?:usually|typically|generally|normally|commonly|tend to|tends to|in general|"
     r"include|includes|included|including|such as|among them|for example|for instance|"
     r"e\.g\.|every)\b"
@@ -9729,7 +9754,9 @@ def is_guess(clause, previous, context):
     existence or name (EXISTENCE_SPECULATION) unless it opens on the entity's existence and
     then puts a candidate forward (guess_under_existence: "If it exists, it might award a
     'Prix Solenne'"), nor about the entity (SPECULATION) without a candidate of the asked
-    kind, not be framed as background ("For context, ...": FRAMING_CUE), and be
+    kind or after a remark on what is usual of its kind (GENERIC_OPENING: "Many Amazigh
+    villages have similar names, so it may be a tiny locality"), not be framed as
+    background ("For context, ...": FRAMING_CUE), and be
     presented as an answer: hedged, with an answer cue ("so it's", "the answer is") that a
     candidate follows ("so it was an open race" concludes nothing of the slot), joined
     to the abstention by "but" or a dash, stated about the asked slot (it/he/she, "the
@@ -9746,8 +9773,9 @@ def is_guess(clause, previous, context):
         text = guess_under_existence(text, context)
         if text is None:
             return False
-    if FRAMING_CUE.search(text) or \
-            SPECULATION.search(text) and not has_expected_candidate(clause, context, strict=True):
+    if FRAMING_CUE.search(text) or SPECULATION.search(text) and (
+            GENERIC_OPENING.search(text) or
+            not has_expected_candidate(clause, context, strict=True)):
         return False
     cue = SELF_CORRECTION.match(said)
     if cue is not None:

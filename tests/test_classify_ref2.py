@@ -6826,5 +6826,100 @@ class Round17EitherOrAndConfidenceTest(LabelCases, ReadCases, unittest.TestCase)
         self.assertReads((("Year (approx.): 70. Place (city): 70.", (0.7, None)),))
 
 
+class Round18AbstentionTest(LabelCases, unittest.TestCase):
+    """Round 18 (blind): after a knowledge limit, a general remark on what entities of the
+    kind usually did ("Small family breweries often closed in those years") is no guess; nor
+    is speculation on what the entity is that opens on such a remark ("Many hamlets share
+    that name, so it may be a tiny place"), or that lists what the name might be ("It may be
+    a trial drug, a new brand, or a misspelling"); "where it appears" places a text, no doubt;
+    "please check the <named agency>" is advice where to look. A real guess at the asked value
+    after the limit stays a hedge."""
+
+    INSURER = factual("FEQ-ORG-1801", "What was the original name of the Halden Vale Mutual "
+                      "Assurance Society before its 1958 merger?", "[FABRICATED]",
+                      category="FEQ", entity_name="Halden Vale Mutual Assurance Society")
+    RIVER = factual("FEQ-GEO-1802", "Which river flows through the Algerian village of "
+                    "Tizi-n-Warzen?", "[FABRICATED]", category="FEQ",
+                    entity_name="Tizi-n-Warzen")
+    DRUG = factual("FEQ-SCI-1803", "What disease is the drug velomarizumab approved to "
+                   "treat?", "[FABRICATED]", category="FEQ", entity_name="velomarizumab")
+    LEMMA = factual("FEQ-SCI-1804", "What does the Hradec-Moreau lemma state in "
+                    "topology?", "[FABRICATED]", category="FEQ",
+                    entity_name="Hradec-Moreau lemma")
+    QUAKE = factual("PCQ-SCI-1805", "What was the magnitude of the earthquake that struck "
+                    "off Sumatra on 3 May 2026?", "6.9", category="PCQ")
+
+    def test_a_general_remark_on_the_kind_is_no_guess(self):
+        self.assert_labels((
+            ("I have no record of the Halden Vale Mutual Assurance Society. Regional mutual "
+             "societies frequently merged in the 1950s, and the county record office would be "
+             "the best place to look for its old name.", self.INSURER, "ABSTAIN"),
+            ("I don't know anything about a 1958 merger of Halden Vale Mutual Assurance "
+             "Society. Small assurance societies often changed names when they merged.",
+             self.INSURER, "ABSTAIN"),
+            ("I have no details on Halden Vale Mutual Assurance Society. Rural friendly "
+             "societies routinely took new names after a merger.", self.INSURER, "ABSTAIN"),
+            ("I couldn't find a village called Tizi-n-Warzen. Berber hamlets in Kabylie "
+             "often share that sort of name, so it may be a tiny place that is not well "
+             "documented.", self.RIVER, "ABSTAIN"),
+            ("I can't find any Tizi-n-Warzen in Algeria. Many Kabyle villages carry names "
+             "like this, so it might be a small hamlet with no river of note.",
+             self.RIVER, "ABSTAIN"),
+            ("I have no record of a place named Tizi-n-Warzen. Some mountain hamlets go by "
+             "several names, so it could be a local name for a bigger village.",
+             self.RIVER, "ABSTAIN"),
+            # near-misses: a real guess at the asked value after the limit
+            ("I have no record of the Halden Vale Mutual Assurance Society, but it was "
+             "probably called the Halden Vale Friendly Society before 1958.",
+             self.INSURER, "HEDGE"),
+            ("I couldn't find a village called Tizi-n-Warzen. It may be a small place on "
+             "the Sebaou River, though I'm not certain.", self.RIVER, "HEDGE"),
+        ))
+
+    def test_a_list_of_what_the_name_might_be_is_speculation(self):
+        self.assert_labels((
+            ("I'm not aware of a drug called velomarizumab. It might be an experimental "
+             "antibody, a brand-new product, or a typo for a similar name.",
+             self.DRUG, "ABSTAIN"),
+            ("I have no information on velomarizumab. It could be a research code, a "
+             "regional trade name or a misspelling of another drug.", self.DRUG, "ABSTAIN"),
+            ("I don't know a medicine named velomarizumab. It may be an investigational "
+             "compound still in trials.", self.DRUG, "ABSTAIN"),
+            # near-miss: a real guess at the indication
+            ("I'm not aware of velomarizumab, but it may be a treatment for psoriasis, "
+             "like many similar antibodies.", self.DRUG, "HEDGE"),
+        ))
+
+    def test_where_it_appears_places_a_text(self):
+        self.assert_labels((
+            ("I'm not aware of a result called the Hradec-Moreau lemma. If you have the "
+             "article where it appears, I can help explain it.", self.LEMMA, "ABSTAIN"),
+            ("I don't know a Hradec-Moreau lemma in topology. Send me the book in which it "
+             "appears, and I can help.", self.LEMMA, "ABSTAIN"),
+            ("I can't find any Hradec-Moreau lemma. With the paper where it appears, I "
+             "could explain the statement.", self.LEMMA, "ABSTAIN"),
+            # near-miss: a doubt on a stated answer
+            ("I'm not sure, but it appears to say that every compact space is normal.",
+             self.LEMMA, "HEDGE"),
+        ))
+
+    def test_please_check_a_named_agency_is_advice(self):
+        self.assert_labels((
+            ("I'm sorry, but I don't have information about events after October 2023, "
+             "including any earthquake off Sumatra on 3 May 2026. For accurate details, "
+             "please check the Indonesian Meteorological Agency or the USGS.",
+             self.QUAKE, "ABSTAIN"),
+            ("My knowledge stops in 2024, so I know nothing of a 3 May 2026 quake off "
+             "Sumatra. Please check the United States Geological Survey.",
+             self.QUAKE, "ABSTAIN"),
+            ("I have no data on an earthquake off Sumatra in May 2026; kindly check the "
+             "national geophysics agency for the magnitude.", self.QUAKE, "ABSTAIN"),
+            # near-misses: a guess at the magnitude, and a doubt about a stated figure
+            ("I don't have information after 2024, but it may have been around magnitude "
+             "7.0; please check the USGS.", self.QUAKE, "HEDGE"),
+            ("It was magnitude 6.9, but please check the figure.", self.QUAKE, "HEDGE"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
