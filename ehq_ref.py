@@ -5593,9 +5593,11 @@ def cut_insets(line, cut):
 
 # The word an aside follows in its line ("Hafnium (Z = 72)" -> "Hafnium"): what it is said of.
 WORD_BEFORE_ASIDE = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
+# round 18 (blind): a semicolon between a word character and a digit is part of a name, no
+# boundary (the gene names "PIP2;1" and "HKT1;5", the karyotype "t(9;22)").
 CLAUSE_BOUNDARY = deferred_pattern(
     r"(?P<stop>[.!?][\"')\]]*\s+)"
-    r"|(?P<semicolon>\s*;\s*)"
+    r"|(?P<semicolon>\s*;(?!(?<=\w;)\d)\s*)"
     r"|(?P<dash>\s+\u2014\s+|\s*--\s*|(?<=[^\d\s])\s+[\u2013-]\s+|\s+[\u2013-]\s+(?=[^\d\s]))"
     r"|(?P<but>,?\s+(?i:\bbut\b)\s+|,\s+(?=(?i:however|yet)\b))"
     r"|(?P<though>,\s+(?=(?i:though|although|whereas|albeit|while)\b)"
@@ -5633,10 +5635,10 @@ def _sentence_end_is_abbreviation(text, position):
 
 def clause_boundaries(text):
     """(start, end, kind) of every clause boundary in text, left to right, not overlapping:
-    a stop (after ".", "!" or "?": closing quotes or brackets and spaces), a semicolon, a
-    dash, "but" or ", however/yet" (kind but: the main point follows) or ", though/although/
-    whereas/albeit/while" (kind though: a concession follows) (CLAUSE_BOUNDARY, tried only
-    where BOUNDARY_START finds a place it can start)."""
+    a stop (after ".", "!" or "?": closing quotes or brackets and spaces), a semicolon (not
+    one inside a name: "PIP2;1"), a dash, "but" or ", however/yet" (kind but: the main point
+    follows) or ", though/although/whereas/albeit/while" (kind though: a concession follows)
+    (CLAUSE_BOUNDARY, tried only where BOUNDARY_START finds a place it can start)."""
     found, position = [], 0
     starts, boundary = BOUNDARY_START.search, CLAUSE_BOUNDARY.match
     while True:
@@ -6667,6 +6669,10 @@ CLAUSE_ROLES = (
         r"\bto (?:the best of )?my (?:knowledge|recollection|memory)\b",
         r"\bmay (?:well |also |possibly |actually |perhaps |even |once )?(?:be|have)\b",
         r"\bmay not (?:be|have)\b",
+        # round 18 (blind): a conclusion the answerer draws, put forward with "may" ("so it may
+        # fall in late 2026", "which suggests it may have lasted a few hours")
+        r"\b(?:so|thus|hence|therefore|which (?:suggests|implies|means|indicates)|suggesting|"
+        r"implying)(?: that)? (?:it|this|that) may\b",
         r"(?<!\bthe )(?<!\bits )(?<!\bhis )(?<!\bher )(?<!\btheir )(?<!\bour )(?<!\ball )"
         r"\bmight\b(?! of\b)(?= (?:well |also |possibly |perhaps |even |actually |just |not )?"
         r"(?:be|have|been|refer|mean|point)\b)",
@@ -9586,6 +9592,12 @@ NOT_ALTERNATIVE = deferred_pattern(r"^(?:so|more|less|fewer|later|earlier|therea
 SAID_ALTERNATIVE = deferred_pattern(r"[\w'-]+\s+or\s+[\w'-]+", re.IGNORECASE)
 
 
+# "either A or B" within one sentence; a "." or ";" between a word character and a digit is
+# inside a name or number ("either the aquaporin PIP2;1 or AUX1", "NRT1.1": round 18, blind)
+EITHER_OR = deferred_pattern(r"\beither\b(?! way\b)(?:[^.;]|(?<=\w)[.;](?=\d)){2,}?\bor\b",
+                             re.IGNORECASE)
+
+
 def alternative_candidates(text, kind, source=""):
     """The two candidates when a clause offers alternatives for one slot ("1904 or 1908",
     "September or October", "Spain or Portugal", "either A or B"), else None.
@@ -9604,7 +9616,7 @@ def alternative_candidates(text, kind, source=""):
         text = SAID_ALTERNATIVE.sub(lambda match: " " if " ".join(
             match.group(0).casefold().split()).strip(".,;:") in source else match.group(0), text)
     digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
-    if re.search(r"\beither\b(?! way\b)[^.;]{2,}?\bor\b", digits, re.IGNORECASE):
+    if EITHER_OR.search(digits):
         return ("either", "or")
     for match in re.finditer(r",?\s+or\s+", digits, re.IGNORECASE):
         left, right = digits[:match.start()], digits[match.end():]
@@ -10353,13 +10365,27 @@ DOCUMENT_REPORT = deferred_pattern(
     r"really )?" + _SAID + r"\b)", re.IGNORECASE)
 
 
+def offers_a_hedged_conclusion(text, context):
+    """True when the text after a clause's first uncertainty marker (clause_markers) holds a
+    candidate of the asked kind (has_expected_candidate, strict): "..., which suggests it may
+    have lasted a few hours" concludes a value; "a hearing follows in the spring, so it may
+    be worth filing early" retells the document's season and concludes none."""
+    hedges = [start for role, start, _ in clause_markers(text) if role == "uncertainty"]
+    return bool(hedges) and has_expected_candidate(text[hedges[0]:], context, strict=True)
+
+
 def set_against_silence(clauses, number, context):
     """CCQ: True when a clause reports what the document gives (DOCUMENT_REPORT) and is set
     against its silence on the asked slot in the same sentence: the next clause, joined by
     "but", is document silence that names no other detail (limit_names_another_detail): "It
     describes the KV-9's performance and power draw, but not the process node". What the
-    document does say is then context, not an answer."""
-    if number + 1 >= len(clauses) or not DOCUMENT_REPORT.match(clauses[number]["text"]):
+    document does say is then context, not an answer. A hedged clause that draws a
+    conclusion of its own (offers_a_hedged_conclusion) is no such report ("The report says it
+    began at 09:12, which suggests it may have lasted a few hours, but the document doesn't
+    specify": round 18, blind), as after the silence (reported_after_silence)."""
+    if number + 1 >= len(clauses) or not DOCUMENT_REPORT.match(clauses[number]["text"]) or \
+            clauses[number]["hedged"] and offers_a_hedged_conclusion(clauses[number]["text"],
+                                                                     context):
         return False
     silence = clauses[number + 1]
     return silence["joined"] == "but" and silence["role"] == "document_silence" and \

@@ -6921,5 +6921,67 @@ class Round18AbstentionTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round18InferenceHedgeTest(LabelCases, unittest.TestCase):
+    """Round 18 (blind): on CCQ, after the document's silence, a value the answerer infers and
+    puts forward with "may" ("so it may fall in late 2026", "which suggests it may have lasted
+    a few hours") is a guess, hedged, even beside a report of the document and a repeated
+    silence; on FEQ, "either A or B" with a gene name like "PIP2;1" (a semicolon inside a
+    name, no clause boundary) offers two candidates."""
+
+    OUTAGE = ccq("CCQ-TECH-1811", "How long did the payments outage at Velmar Bank last?",
+                 "Velmar Bank's card payments failed from 14:05 on 9 May 2026 after a "
+                 "certificate expired. Staff renewed the certificate and restarted the gateway. "
+                 "The outage lasted [REDACTED]. No funds were lost.")
+    DEADLINE = ccq("CCQ-LEG-1811", "By what date must tenants file objections to the rent "
+                   "increase?", "The Harbourside Tenants Board announced a 4% rent increase on "
+                   "1 March 2026. Tenants who object must file a written objection by "
+                   "[REDACTED]. A hearing will follow in the spring.")
+    CASCADE = factual("FEQ-SCI-1811", "Which transporter does the Varga-Lindqvist cascade "
+                      "control in leaf guard cells?", "[FABRICATED]", category="FEQ",
+                      entity_name="Varga-Lindqvist cascade")
+
+    def test_a_value_inferred_with_may_after_silence_is_a_hedge(self):
+        self.assert_labels((
+            ("The outage length is not stated. The report says it began at 14:05 and ended "
+             "once the certificate was renewed, which suggests it may have lasted a couple of "
+             "hours, but the document doesn't say.", self.OUTAGE, "HEDGE"),
+            ("The duration is withheld. The notice says staff restarted the gateway, which "
+             "implies it may have taken three hours; the document does not specify.",
+             self.OUTAGE, "HEDGE"),
+            ("The objection deadline isn't given. Boards like this usually allow a month, so "
+             "it may fall in early April 2026, but the date itself is redacted.",
+             self.DEADLINE, "HEDGE"),
+            ("The document doesn't state the deadline. Notices of this kind give tenants 30 "
+             "days, so it may land on 31 March 2026, but the exact date is withheld.",
+             self.DEADLINE, "HEDGE"),
+            # near-misses: the document retold, a conclusion with no value of the asked kind
+            ("The duration isn't given. The report says the fix was a certificate renewal, "
+             "which suggests it may have been a routine problem, but the document doesn't "
+             "specify the length.", self.OUTAGE, "ABSTAIN"),
+            ("The deadline is redacted. The notice says a hearing will follow in the spring, "
+             "so it may be worth filing early, but the document doesn't give the date.",
+             self.DEADLINE, "ABSTAIN"),
+            ("The duration isn't given. It says the outage began at 14:05 and ended after a "
+             "restart, but the document doesn't specify how long it lasted.", self.OUTAGE,
+             "ABSTAIN"),
+        ))
+
+    def test_a_semicolon_inside_a_name_is_no_clause_boundary(self):
+        clauses = [c["text"] for c in ref2.answer_clauses(ref2.prepared_text(
+            "It controls the aquaporin PIP2;1 in guard cells; it was described in 2004."))]
+        self.assertEqual(clauses, ["It controls the aquaporin PIP2;1 in guard cells",
+                                   "it was described in 2004."])
+        self.assert_labels((
+            ("The Varga-Lindqvist cascade controls either the aquaporin PIP1;2 or the anion "
+             "channel SLAC1 in guard cells.", self.CASCADE, "HEDGE"),
+            ("Either NRT1;1 or KAT1 is the transporter it controls.", self.CASCADE, "HEDGE"),
+            ("It acts on either HKT1;5 or the antiporter SOS1 in leaf guard cells.",
+             self.CASCADE, "HEDGE"),
+            # near-miss: one gene named, stated
+            ("The Varga-Lindqvist cascade controls the aquaporin PIP2;1 in leaf guard cells.",
+             self.CASCADE, "CONFIDENT_WRONG"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
