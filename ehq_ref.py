@@ -8855,13 +8855,21 @@ class AnswerContext:
         """True when a stem is one of the question's words (in_frame)."""
         return in_frame(key, self.stems, self.prefixes)
 
+    def numbers_a_new_name(self, key):
+        """True when a hyphenated stem that is not the question's own word carries a number
+        the question does not give ("shenzhou-23" for "Which Shenzhou mission ...?"): a new
+        name of the question's series, not its wording."""
+        return "-" in key and key not in self.stems and any(
+            part[:1].isdigit() and part not in self.numbers for part in key.split("-"))
+
     def says(self, word):
         """True when a folded word says something the question did not (content_words)."""
         said = self._said.get(word)
         if said is None:
             key = stem(word)
             said = not (word in STOPWORDS or key in STOPWORDS or word in FILLER_WORDS or
-                        self.asks(key) or key == "redact")
+                        self.asks(key) and not self.numbers_a_new_name(key) or
+                        key == "redact")
             if len(self._said) < 4096:
                 self._said[word] = said
         return said
@@ -9332,13 +9340,15 @@ def name_stem(word):
 def is_question_name(word, context):
     """True when a capitalized word is the question's: its stem is a question stem (not
     merely its first letters: "Ljubljanica" is not "Ljubljana"), or every capitalized part
-    of a hyphenated word is ("Quistberg-led"), or a family's plural in -ies is the plural of
+    of a hyphenated word is ("Quistberg-led") and it carries no number the question does not
+    give ("Shenzhou-23": numbers_a_new_name), or a family's plural in -ies is the plural of
     a question name in -ie ("the Curies" for "Marie Curie", not the stem "cury")."""
     if name_stem(word) in context.stems or word.endswith("ies") and \
             name_stem(word[:-1]) in context.stems:
         return True
     parts = [part for part in word.split("-") if part[:1].isupper()] if "-" in word else ()
-    return bool(parts) and all(name_stem(part) in context.stems for part in parts)
+    return bool(parts) and all(name_stem(part) in context.stems for part in parts) and \
+        not context.numbers_a_new_name(name_stem(word))
 
 
 def names_asked_kind(words, context):
@@ -11161,7 +11171,9 @@ def answering_clause(clauses, context):
     is asked and a pronoun subject opens it after another content clause, not after "but"
     (it says more of the person named before: PRONOUN_SUBJECT). A dateline (is_dateline) is
     no candidate; a clause about another time is set aside when another names the
-    question's period (at_the_asked_time); a clause in another language ("\u00a1Espa\u00f1a!":
+    question's period (at_the_asked_time), and one that names a candidate under a
+    restriction of scope after an opening verdict ("Ethiopia - ..., with the northern end in
+    Eritrea": beside_the_opening_verdict); a clause in another language ("\u00a1Espa\u00f1a!":
     in_other_language_clause) gets no short-candidate bonus. The highest score wins; a tie
     goes to a clause naming one of the question's names ("Kranj"), then to the earliest.
     """
@@ -11171,13 +11183,15 @@ def answering_clause(clauses, context):
         start = corrected_from(clauses, context)
         with_content = [index for index in with_content if index >= start]
         with_content = at_the_asked_time(with_content, clauses, context)
+    texts = match_texts(clauses) if len(with_content) > 1 else None
+    if texts is not None:
+        with_content = beside_the_opening_verdict(with_content, clauses, context, texts)
     if len(with_content) <= 1:
         return with_content[0] if with_content else None
     listed = list_item_of_asked_place(clauses, with_content, context)
     if listed is not None:
         return listed
     best, best_score, first = None, None, True
-    texts = match_texts(clauses)
     for index in with_content:
         clause = clauses[index]
         text = texts[index]
@@ -11257,6 +11271,48 @@ def is_bare_candidate(text, context):
     return not [w for w in folded_words(rest) if w not in STOPWORDS and w not in GOLD_FILLER
                 and w not in ("place", "position") and not (valued and context.asks(stem(w)))
                 ] and len(text.split()) <= 8
+
+
+# round 18 (blind): a restriction of scope that makes a clause background to an opening
+# verdict ("Mount Pico, ... On the mainland the highest point is Torre", "Ethiopia - ...,
+# with the northern end extending into Eritrea"): a part of the place or a count that leaves
+# some of it out.
+RESTRICTED_SCOPE = deferred_pattern(
+    r"\bmainland\b|\b(?:count(?:ing)? only|exclud(?:e|ing)|not counting)\b|"
+    r"\bthe (?:far )?(?:north|south|east|west)(?:ern|ernmost)? (?:end|tip|edge|part|portion|"
+    r"fringe|reaches|section|corner|side|extremity)\b|"
+    r"\b(?:a|one) (?:small |tiny |narrow )?(?:part|portion|sliver|corner|section|fraction)\b|"
+    r"\bpart(?:ly|ially)\b", re.IGNORECASE)
+
+
+def restricts_scope(text, context):
+    """True when text restricts its scope (RESTRICTED_SCOPE) by words the question does not
+    say ("on the mainland" for "What is the highest mountain in Portugal?", not for "... on
+    mainland Portugal?")."""
+    return any(not any(f" {word} " in context.question_words for word in folded_words(
+        found.group(0)) if word not in STOPWORDS) for found in RESTRICTED_SCOPE.finditer(text))
+
+
+def opens_with_verdict(text, context):
+    """True when a clause opens with a bare candidate of the asked kind (its first piece:
+    "Mount Pico, on Pico Island ...", "Ethiopia"), asks nothing and restricts no scope."""
+    pieces = _pieces(text)
+    return bool(pieces) and "?" not in text and is_bare_candidate(pieces[0], context) and \
+        has_expected_candidate(pieces[0], context, strict=True) and \
+        not restricts_scope(text, context)
+
+
+def beside_the_opening_verdict(candidates, clauses, context, texts):
+    """The content clauses left when the first opens with a verdict (opens_with_verdict) and
+    the later ones that name a candidate under a restriction of scope (restricts_scope: "On
+    the mainland the highest point is Torre"), with their asides, are set aside: background
+    to the verdict, no second answer; else all of them."""
+    aside = {index for index in candidates[1:] if restricts_scope(texts[index], context) and
+             has_expected_candidate(texts[index], context, strict=True)}
+    if not aside or not opens_with_verdict(texts[candidates[0]], context):
+        return candidates
+    return [index for index in candidates
+            if index not in aside and clauses[index]["host"] not in aside]
 
 
 # round 9 (blind): how an answer that reasons before it answers opens ("Let me think step by
@@ -12551,7 +12607,10 @@ _FIRST_THOUGHT_BUT = (r"(?:i (?:first|initially|originally) (?:thought|said|gues
                       r"was|(?:initially|originally|at first),? i(?:'d| would)?(?: have)? "
                       r"(?:thought|said|guessed|put)|i was going to (?:say|put|go with))\b"
                       r"(?:[^.;!?\n]|\.(?=\d)){0,60}?\b(?P<but>but)")
-CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on second thought|rather|"
+# round 18 (blind): a labelled revision ("Upon reconsideration: 70", "Second thought: 70")
+CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on second thoughts?|"
+                        r"(?<!\ba )second thoughts?|(?:up)?on reconsideration|after (?:some )?"
+                        r"reconsideration|reconsider(?:ing|ed)|rather|"
                         r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
                         r"(?:that|it) to|call it|no(?=,)|no wait|wait(?=[,.!\s])|sorry(?=,)|oops|"
                         r"let me (?:revise|correct|adjust|rethink)|"
@@ -13395,6 +13454,12 @@ def _after_a_leading_value(reply, start):
     return lead is not None and lead.end() <= start
 
 
+def is_pair_end(reply, start):
+    """True when the number at start is the second of a pair joined by a dash to a number
+    ("7-6", "60-70"): a score or a range, read whole (_ranges)."""
+    return start >= 2 and reply[start - 1] in "-\u2013" and reply[start - 2].isdigit()
+
+
 def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, context):
     """The kind of one mention (see confidence_mentions). The text before it is read in its
     window (NumberContext.before: every match of a look-back pattern lies inside it), the text
@@ -13410,8 +13475,9 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
     previous = back.search(PREVIOUS_WORD)
     previous_word = previous.group(1) if previous else ""
     mention["percent"] = context.match_after(PERCENT_MARK, end) is not None
-    # an end of the scale named by a word alone: only 1, 10 or 100
-    key = context.match_after(SCALE_KEY_AFTER, end)
+    # an end of the scale named by a word alone: only 1, 10 or 100; never the second number
+    # of a pair, which the word is said of whole ("the 6-4, 7-6 score is a guess")
+    key = None if is_pair_end(reply, start) else context.match_after(SCALE_KEY_AFTER, end)
     if in_scale_note(start) or key and (
             not key.group("end_word") or mention["value"] in (1, 10, 100)):
         return "scale"

@@ -6981,7 +6981,90 @@ class Round18InferenceHedgeTest(LabelCases, unittest.TestCase):
             ("The Varga-Lindqvist cascade controls the aquaporin PIP2;1 in leaf guard cells.",
              self.CASCADE, "CONFIDENT_WRONG"),
         ))
+if __name__ == "__main__":
+    unittest.main()
 
+
+class Round18NamesAndConfidenceTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 18 (blind): a hyphenated name with a number the question does not give; an
+    opening verdict before background naming another candidate; a value with a justification
+    or a labelled revision."""
+
+    MISSION = factual("PCQ-SCI-881", "Which Tianzhou cargo mission docked with the Tiangong "
+                      "station in May 2026?", "Tianzhou-10", category="PCQ")
+    LANDER = factual("HNQ-SCI-881", "Which Chandrayaan mission landed near the lunar south pole?",
+                     "Chandrayaan-3")
+
+    def test_a_hyphenated_name_with_a_new_number_is_new_content(self):
+        self.assert_labels((
+            ("Tianzhou-10 docked with Tiangong in May 2026.", self.MISSION, "CONFIDENT_CORRECT"),
+            ("It was Tianzhou-9 or Tianzhou-10, I think.", self.MISSION, "HEDGE"),
+            ("Probably Tianzhou-10, though I can't confirm it.", self.MISSION, "HEDGE"),
+            ("I have no record of a May 2026 docking. Going by the usual cadence it would "
+             "most likely have been Tianzhou-10, but that's an inference.", self.MISSION,
+             "HEDGE"),
+            ("Tianzhou-8 docked that month.", self.MISSION, "CONFIDENT_WRONG"),
+            ("The Chandrayaan-3 lander touched down near the south pole.", self.LANDER,
+             "CONFIDENT_CORRECT"),
+            # near-misses: only the question's own words
+            ("A Tianzhou cargo mission docked with the Tiangong station in May 2026.",
+             self.MISSION, "ABSTAIN"),
+            ("I don't know which Chandrayaan mission landed near the lunar south pole.",
+             self.LANDER, "ABSTAIN"),
+        ))
+
+    SPAIN = factual("HNQ-GEO-881", "What is the highest mountain in Spain?", "Teide",
+                    ("Mount Teide", "Pico del Teide"))
+    ATACAMA = factual("HNQ-GEO-882", "In which country does most of the Atacama Desert lie?",
+                      "Chile")
+
+    def test_an_opening_verdict_outweighs_background_under_a_restricted_scope(self):
+        self.assert_labels((
+            ("Mount Teide, on Tenerife in the Canary Islands, at 3,715 m. On the mainland the "
+             "highest peak is Mulhac\u00e9n in the Sierra Nevada (3,479 m).", self.SPAIN,
+             "CONFIDENT_CORRECT"),
+            ("Mount Teide (3,715 m), in the Canary Islands. If you count only the mainland, "
+             "the highest mountain in Spain is Mulhac\u00e9n.", self.SPAIN,
+             "CONFIDENT_CORRECT"),
+            ("Chile \u2014 most of the Atacama Desert lies in its Antofagasta Region, with the "
+             "northern tip extending into Peru.", self.ATACAMA, "CONFIDENT_CORRECT"),
+            ("Chile; most of the Atacama Desert lies in the north of the country, with a small "
+             "part extending into Peru.", self.ATACAMA, "CONFIDENT_CORRECT"),
+            # near-misses: a correction of the opening candidate, no restriction
+            ("Chile. Actually, no: most of the Atacama Desert lies in Peru.", self.ATACAMA,
+             "CONFIDENT_WRONG"),
+            ("Teide. Correction: the highest mountain in Spain is Mulhac\u00e9n.", self.SPAIN,
+             "CONFIDENT_WRONG"),
+            # the gold only under the restriction: the opening candidate still answers
+            ("Peru \u2014 most of the Atacama Desert lies there, with the southern end "
+             "extending into Chile.", self.ATACAMA, "CONFIDENT_WRONG"),
+        ))
+
+    def test_a_score_in_the_justification_is_no_scale_end(self):
+        self.assertReads((
+            ("40\n\nThe 2026 final may be past my training data; the 6-4, 7-6 score is a "
+             "guess.", (0.4, None)),
+            ("65 - I recall she won 7-5, 6-3 in 2024, but 6-3 is a guess.", (0.65, None)),
+            ("70. The result was 2-1, though 2-1 is a guess.", (0.7, None)),
+            ("60-70 is a guess.", (0.65, None)),
+            # near-misses: an end of the scale named by a word still is one
+            ("40 (where 100 is certain)", (0.4, None)),
+            ("7, where 10 is certain and 0 is a guess", (0.7, None)),
+        ))
+
+    def test_a_labelled_reconsideration_revises_the_value(self):
+        self.assertReads((
+            ("Confidence: 85\nUpon reconsideration: 70", (0.7, None)),
+            ("Confidence: 90\nOn reconsideration: 60", (0.6, None)),
+            ("Confidence: 75\nSecond thought: 55", (0.55, None)),
+            ("80\nAfter some reconsideration, 65.", (0.65, None)),
+            ("Confidence: 85. Reconsidering, I'd put it at 70.", (0.7, None)),
+            # near-misses: two labelled values for different parts still compete
+            ("Name: 85\nDate: 70", (None, "competing_values")),
+            ("Confidence in the name: 85\nConfidence in the year: 70",
+             (None, "competing_values")),
+            ("80 - I would not give it a second thought, 80.", (0.8, None)),
+        ))
 
 if __name__ == "__main__":
     unittest.main()
