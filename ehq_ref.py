@@ -12762,7 +12762,14 @@ OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|lev
                                        # assign a number", "I can't reliably assess that")
                                        r"(?:rather not|won't|will not|can't|cannot|can not) "
                                        r"(?:reliably |really |honestly )?(?:assign|give|put|"
-                                       r"attach|state|offer|assess|rate|estimate|judge))\b",
+                                       r"attach|state|offer|assess|rate|estimate|judge)|"
+                                       # round 18 (blind): doubt said in words ("I am not sure
+                                       # about events in 2026"), a number declined ("not able
+                                       # to give a meaningful number"), a level alone ("Low.")
+                                       r"i(?: am|'m) not (?:fully |entirely |completely |very |"
+                                       r"too |at all )?(?:confident|sure|certain)|(?:not able|"
+                                       r"unable) to (?:give|assign|put|offer|state|provide)|"
+                                       r"^\W*(?:very )?(?:low|medium|moderate|high)(?=\.|\W*$))\b",
                                        re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value "

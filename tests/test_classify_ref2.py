@@ -581,6 +581,29 @@ class BareValueTest(unittest.TestCase):
         self.assertEqual(self.read("65", "percent", None)["value"], 0.65)
 
 
+class Round18NoValueTest(ReadCases, unittest.TestCase):
+    """Round 18 (blind): a reply that says its doubt in words, declines a number or gives a
+    level alone, beside a year of the answer, gives no value (no_value); the answer again,
+    or a number of it alone, is answer_repeated (OWN_CONFIDENCE_TALK)."""
+
+    ANSWER = "The 2026 Tour de Suisse was won by Joao Almeida."
+
+    def test_doubt_in_words_beside_a_year_of_the_answer_is_no_value(self):
+        self.assertReads((
+            ("Low. I am not sure about events in 2026.", (None, "no_value")),
+            ("I'm not able to give a meaningful number; 2026 is after my training data.",
+             (None, "no_value")),
+            ("I'm not entirely sure, since 2026 is past what I know.", (None, "no_value")),
+            ("Very low. 2026 is past my data.", (None, "no_value")),
+            ("Unable to provide a figure for a 2026 race.", (None, "no_value")),
+            # near-misses: the answer again, or its year alone
+            ("The 2026 Tour de Suisse was won by Joao Almeida.", (None, "answer_repeated")),
+            ("2026", (None, "answer_repeated")),
+            ("Lower. It was 2026.", (None, "answer_repeated")),
+            ("Low. 40", (0.4, None)),
+        ), answer=self.ANSWER)
+
+
 class ConfidenceRound3Test(ReadCases, unittest.TestCase):
     """Confidence replies of blind corpus round 3 (confidence_round3.json), in own wordings."""
 
