@@ -5795,6 +5795,11 @@ _DOC = (r"(?:document|text|passage|article|report|excerpt|extract|source|leaflet
         r"timeline|record|case report|bulletin|update|changelog|sheet|label|lease|judgment|"
         r"ruling|decision|abstract|study|paper|page|provided (?:text|material|information|"
         r"document|passage)|given (?:text|document|passage)|information provided)")
+# round 19 (blind): a source one would look an answer up in ("the publisher's description", "a
+# review on Goodreads", "her Bandcamp page", "a current news source"): a document or one of these.
+_SOURCE_NOUN = (r"(?:" + _DOC[3:-1] + r"|description|blurb|synopsis|listing|credits|entry|"
+                r"website|site|portal|catalogue|catalog|database|biography|profile|newspaper|"
+                r"outlet|wire)")
 # A body that publishes records, named as a source to check ("the Japan Meteorological Agency",
 # "the Geological Survey", "the national statistics office"): round 18 (blind).
 _SOURCE_BODY = (r"(?:agency|survey|service|institute|ministry|department|office|bureau|"
@@ -6833,6 +6838,10 @@ CLAUSE_ROLES = (
         r"\b(?:likeliest|likely|best|right|obvious|good|first|natural) places? (?:to|for)\b",
         r"\bwould (?:probably |likely |perhaps |also )?be (?:the|a) (?:(?:best|right|obvious|good|"
         r"natural|first|likeliest) )?(?:place|source|starting point|way)\b",
+        # round 19 (blind): also "most reliable", of several ("would be the most reliable
+        # places to check")
+        r"\bwould (?:probably |likely |perhaps |also )?be the most (?:reliable|likely|useful|"
+        r"authoritative|obvious) (?:places?|sources?|starting points?|ways?)\b",
         # round 4, FEQ/CCQ: a source to check as the subject of advice ("The BRENDA database
         # would be the place to confirm it"): the source is part of the advice, not content
         r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:database|register|registry|registries|archive|list|"
@@ -6859,6 +6868,12 @@ CLAUSE_ROLES = (
         r"handbook|documentation|brochure|catalogue|catalog|prospectus)s? (?:would|"
         r"will|should|could|might|may)(?: (?:probably|likely|also|certainly|surely))? (?:give|"
         r"list|state|show|include|confirm|specify)\b",
+        # round 19 (blind): sources, one or a list, as the subject of what they would say
+        # ("The publisher's description or a review on Goodreads would likely mention the
+        # narrator"): advice, no content, its "likely" no hedge
+        r"^\W*(?:[\w'&.,-]+ ){0,8}?" + _SOURCE_NOUN + r"s?\b(?:,?[ ,][\w'&.,-]+){0,8}? (?:would|"
+        r"will|should|could|might|may)(?: (?:probably|likely|also|certainly|surely))? " + _SAY +
+        r"\b",
         r"\b(?:would|will|should|could|might|may) (?:be able to )?(?:tell you|give (?:you|it|the "
         r"answer)|have (?:the|this|that|it|those|these|records|details|data)|list|show (?:whether|"
         r"the|it)|confirm it|carry it)\b",
@@ -7210,6 +7225,19 @@ DOUBTED_SLOT = deferred_pattern(
     r"(?:outcome|result|winner|victor|figure|number|count|total|date|year|name|identity|answer|"
     r"value|amount|price|level|rate)s? (?:of|for|in|at|from)\b"
     r"(?![^.;:]*\b(?:was|were|is|are|as|being|won|went)\b)", re.IGNORECASE)
+# round 19 (blind): a doubt's complement that is only a kind of information, of a period or
+# topic ("I can't verify the details of events from July 2026", "unable to confirm information
+# about events after 2025"), or only the sources one would check ("I'd check a current news
+# source or the Registradur\u00eda's results page"): it doubts no answer and names no candidate.
+_UNSTATING = r"(?![^.;:]*\b(?:was|were|is|are|as|being|won|went)\b)"
+DOUBTED_DETAILS = deferred_pattern(
+    r"^\W*(?:(?:the|any|its|his|her|their) )?(?:(?:exact|full|latest|precise|specific) )?"
+    r"(?:details|information|info|facts|specifics|particulars|news|reports) (?:of|about|on|for|"
+    r"regarding|concerning|from|in)\b" + _UNSTATING, re.IGNORECASE)
+_CHECKED_SOURCE = r"(?:(?:an?|the|your|one|some|any) )?(?:[\w'&.-]+ ){0,4}?" + _SOURCE_NOUN + "s?"
+SOURCES_TO_CHECK = deferred_pattern(r"^\W*(?:(?:with|on|in|at|against) )?" + _CHECKED_SOURCE +
+                                    r"(?:,? (?:or|and) " + _CHECKED_SOURCE + r")*\W*$",
+                                    re.IGNORECASE)
 # Complements that keep a doubt marker from carrying content unless they offer a candidate:
 # "I'm not sure [about this]", "I'm not certain [of the year]".
 COMPLEMENT = deferred_pattern(r"^\W*(?:who|whom|whose|what|when|where|which|why|how|whether|if|"
@@ -9068,15 +9096,35 @@ ASKED_WH = deferred_pattern(r"^\W*(?:(?:in|on|at|of|about|by|for|from) )?(who|wh
 # round 17 (blind): "what" and "which" ask for the same slot ("I'm not sure what year" for "In
 # which year ...?")
 SAME_SLOT_WH = frozenset(("what", "which"))
+# round 19 (blind): a doubt about the thing asked, named in the question's own words ("I'm not
+# sure about the capital of the Faroe Islands", "unsure of Greenland's capital"); a doubt on
+# its precision ("not sure of the exact date, but I think mid-2026") concedes a rough value.
+ASKED_TOPIC = deferred_pattern(rf"^\W*(?:about|of|on|regarding|concerning|as to) (?P<topic>"
+                               rf"(?:the|its|his|her|their|[{CAPITALS}][\w'-]*'s) "
+                               rf"(?!(?:[\w'-]+ )?(?:exact|precise|specific|actual)\b)"
+                               rf"[^.;:!?]+?)\W*$")
+
+
+def names_only_the_question(topic, context):
+    """True when a noun phrase says nothing the question did not (content_words) and holds
+    one of its words that is no stop word ("the capital of the Faroe Islands")."""
+    words = [word for word in folded_words(topic) if word not in STOPWORDS]
+    return not content_words(topic, context) and \
+        any(f" {word} " in context.question_words for word in words)
 
 
 def doubts_only_the_question(tail, context):
     """True when the complement of a doubt marker (tail) is the question asked back: it opens
     with a wh-word (ASKED_WH) that the question holds ("who" for "Who won ...?"), "what" and
-    "which" standing for each other (SAME_SLOT_WH). With no candidate in it, such a doubt
+    "which" standing for each other (SAME_SLOT_WH); or it names the thing asked in the
+    question's own words after "about" or "of" (ASKED_TOPIC, names_only_the_question: "I'm
+    not sure about the capital of the Faroe Islands"). With no candidate in it, such a doubt
     declines the answer: a knowledge limit, not a hedge. A tail that refers back to the
     candidates named (BACK_REFERENCE: "I'm not sure which", "which of the two") doubts the
     choice among them, not the question."""
+    topic = ASKED_TOPIC.match(tail)
+    if topic is not None:
+        return names_only_the_question(topic.group("topic"), context)
     found = ASKED_WH.match(tail)
     if found is None or BACK_REFERENCE.match(tail) is not None:
         return False
@@ -9098,6 +9146,33 @@ def declines_after_doubt(roles, piece_roles, lead, context):
         not has_expected_candidate(lead, context, strict=True)
 
 
+# round 19 (blind): a list of sources split at its commas, its last item opening the advice
+# ("Her official website, Bandcamp page, or Discogs entry would be the most reliable places
+# to check"): each earlier item is a source's noun phrase or a bare name, no copula in it
+# (LISTED_SOURCE: not "It was Blue Note, and her website would be the place to check"), the
+# last piece opens on "or"/"and" (LAST_LISTED) with at most LAST_LISTED_WORDS before advice.
+LISTED_SOURCE = deferred_pattern(r"^(?!(?i:.*\b(?:is|was|are|were|be|been|has|have|had)\b))"
+                                 rf"\W*(?:(?i:(?:[\w'&.-]+ ){{0,4}}?{_SOURCE_NOUN}s?)|"
+                                 rf"[{CAPITALS}][\w'&.-]*(?: [{CAPITALS}][\w'&.-]*){{0,2}})\W*$")
+LAST_LISTED = deferred_pattern(r"^\W*(?:or|and)\s", re.IGNORECASE)
+LAST_LISTED_WORDS = 4
+
+
+def listed_before_advice(piece, found, kept, unmarked):
+    """How many of the kept pieces just before this one (the last unmarked of them: the
+    pieces without markers read just before it) belong to the subject of the advice the
+    piece opens: when its first marker is advice (meta) and the piece opens on "or"/"and"
+    (LAST_LISTED) with at most LAST_LISTED_WORDS words before that marker, the run of them
+    that are sources (LISTED_SOURCE) back from the last; else none."""
+    if not unmarked or found[0][0] != "meta" or LAST_LISTED.match(piece) is None or \
+            len(piece[:found[0][1]].split()) > LAST_LISTED_WORDS:
+        return 0
+    listed = 0
+    while listed < unmarked and LISTED_SOURCE.match(kept[-1 - listed]):
+        listed += 1
+    return listed
+
+
 def read_clause(clause, context, scanned=None):
     """The role of one clause and whether it carries content (scanned: what piece_markers
     read of its text alone, when the caller has it).
@@ -9107,7 +9182,9 @@ def read_clause(clause, context, scanned=None):
     content, "meta" when it has neither); content is True when a piece of the clause, with
     every marker and the complement of a forward, impersonal or meta marker removed (and a
     doubt's complement unless it offers a candidate and does not just name the asked slot:
-    DOUBTED_SLOT), still says something the question did
+    DOUBTED_SLOT; always one that is only a kind of information or the sources to check:
+    DOUBTED_DETAILS, SOURCES_TO_CHECK; and the list of sources that an advice opens on:
+    listed_before_advice), still says something the question did
     not (content_words; in a CCQ clause that declines, not the document's words either, nor
     a number of the document that places the gap: "the survival period in 7.2 is redacted");
     answer_text is that remainder, its pieces joined by commas (a name after a dropped hedge
@@ -9156,7 +9233,7 @@ def read_clause(clause, context, scanned=None):
         return _clause(clause, "document_silence", ["document_silence"])
     if short and BARE_LOW_CONFIDENCE.match(text):
         return _clause(clause, "uncertainty", ["uncertainty"], hedged=True)
-    roles, kept, declined, forward_said = [], [], False, []
+    roles, kept, declined, forward_said, unmarked = [], [], False, [], 0
     on_ccq, question_words = context.category == "CCQ", context.question_words
     for piece, begin, markers in pieces if pieces is not None else read_pieces(
             text, _pieces(text)):
@@ -9168,8 +9245,14 @@ def read_clause(clause, context, scanned=None):
         if not found:
             if not declined:
                 kept.append(piece)
+            unmarked = 0 if declined else unmarked + 1
             continue
         cursor, remainder, declined, piece_roles = 0, [], False, []
+        subject = listed_before_advice(piece, found, kept, unmarked)
+        if subject:  # the list is the advice's subject, up to its first marker
+            del kept[-subject:]
+            cursor = found[0][1]
+        unmarked = 0
         for number, (role, start, end, _) in enumerate(found):
             if start < cursor:
                 continue
@@ -9202,6 +9285,10 @@ def read_clause(clause, context, scanned=None):
                 piece_roles.extend(later[0] for later in found[number + 1:]
                                    if later[0] == "doubt")
                 break
+            if role == "doubt" and (DOUBTED_DETAILS.match(tail) or
+                                    SOURCES_TO_CHECK.match(tail)):
+                cursor = following
+                continue
             if role == "doubt" and (COMPLEMENT.match(tail) or not tail.strip()):
                 if not has_expected_candidate(tail, context, strict=True) or \
                         DOUBTED_SLOT.match(tail):
