@@ -8130,8 +8130,9 @@ QUESTION_KINDS = (
     ("entity", r"^\W*what (?:does|do|did|would) (?:[\w'\u2013-]+ ){1,8}?(?:mean|signify|"
                r"denote|stand for|correspond to)\b"),
     ("time", r"^\W*(?:\w+,? ){0,2}when\b|\bwhen (?:did|was|were|is|will|does|do|has|had|"
-             r"would|could)\b|\b(?:what|which) (?:year|date|month|day|century|decade|season|"
-             r"time of year|period)\b|\bin what (?:year|month)\b|"
+             r"would|could)\b|\b(?<!within )(?:what|which) (?:year|date|month|day|century|"
+             # round 19 (blind): "within what period" asks for a duration, a quantity
+             r"decade|season|time of year|period)\b|\bin what (?:year|month)\b|"
              r"\bby (?:what|which) (?:year|date)\b|\bhow long ago\b|\bsince when\b|"
              r"\bon what (?:date|day)\b"),
     ("quantity", r"^\W*where did\b.{0,80}? (?:finish|place|rank|come|end up)\b|"
@@ -8166,8 +8167,11 @@ QUESTION_KINDS = (
               r"river|state|province|region|county|island|mountain|lake|stadium|venue|course|"
               r"location|place|continent|capital|port|district|municipality|airport|"
               r"street|site|sea|ocean|bay|peak|valley|nation|neighbourhood|neighborhood)\b"),
-    ("name", r"\b(?:which|what) (?:[\w'-]+ ){0,2}(?:party|museum|gallery|company|firm|"
-             r"organi[sz]ation|institution|team|club|band|film|movie|novel|book|album|song|"
+    # round 19 (blind): after "what did/does/do" the noun is the subject, not the asked kind
+    # ("What did the manufacturer trace the fault to?")
+    ("name", r"\b(?:which|what) (?!(?:did|does|do) )(?:[\w'-]+ ){0,2}(?:party|museum|gallery|"
+             r"company|firm|organi[sz]ation|institution|team|club|band|film|movie|novel|book|"
+             r"album|song|"
              r"publisher|label|journal|newspaper|magazine|award|prize|medal|language|ship|"
              r"brand|programme|program|agency|bank|university|school|college|hospital|"
              r"orchestra|body|union|alliance|bloc|group|network|channel|station|airline|"
@@ -9135,6 +9139,11 @@ def doubts_only_the_question(tail, context):
 
 
 _HEDGING_ROLE_SET = frozenset(HEDGING_ROLES)
+# A reason given for a limit ("as it happened", "since it took place"): it opens the reason
+# after a limit (LIMIT_REASON) and, opening a piece, says why a knowledge limit at its end
+# holds ("since it took place after my training data ends"; round 19, blind).
+REASON_OPENER = r"(?:as|because|since|given that|seeing as)\s+(?:it|this|that|they|i|my|the)\b"
+LIMIT_REASON_PIECE = deferred_pattern(r"^\W*" + REASON_OPENER, re.IGNORECASE)
 
 
 def declines_after_doubt(roles, piece_roles, lead, context):
@@ -9199,7 +9208,9 @@ def read_clause(clause, context, scanned=None):
     doubt with no candidate before a refusal ("I'm not sure, so I won't guess":
     declines_after_doubt); so is an uncertainty marker that leads straight into advice
     (qualifies_advice) or a hedge in what a source is reported to call something
-    (REPORTED_DESCRIPTION). A doubt that only asks the
+    (REPORTED_DESCRIPTION). A piece that opens on a reason and ends on a knowledge limit
+    says why the limit holds, no content (LIMIT_REASON_PIECE: "since it took place after my
+    training data ends"). A doubt that only asks the
     question back with no candidate ("Not sure who wrote it": doubts_only_the_question) is a
     knowledge limit; the redaction token written as the value ("is Redacted", "REDACTED OS":
     redaction_as_name) is no silence marker. A quoted
@@ -9260,7 +9271,9 @@ def read_clause(clause, context, scanned=None):
                                                            found[number + 1:number + 2]) or \
                     role in HEDGING_ROLES and reported_description_before(piece, start):
                 continue
-            remainder.append(piece[cursor:start])
+            if not (role == "knowledge_limit" and cursor == 0 and
+                    LIMIT_REASON_PIECE.match(piece, 0, start)):
+                remainder.append(piece[cursor:start])  # not a reason before its limit
             following = found[number + 1][1] if number + 1 < len(found) else len(piece)
             tail = piece[end:following]
             if role == "doubt" and doubts_only_the_question(tail, context) and \
@@ -9382,6 +9395,11 @@ COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|th
                         r"|(?:about|around|roughly|approximately|nearly|almost|under|over|"
                         r"(?:more|less) than|half|just|perhaps|maybe) an? (?:second|minute|hour|"
                         r"day|week|month|year|decade))\b", re.IGNORECASE)
+# round 19 (blind): a count of zero written as a negated count of the counted noun ("has not
+# won any league titles", "never won a title", "won no cup titles"): the words after the
+# determiner, read up to a stop word by zero_count_of_asked
+ZERO_COUNT = deferred_pattern(r"\b(?:no|(?:not|n't|never)\s+(?:[\w'-]+\s+){0,2}?(?:any|an?))\s+"
+                              r"((?:[\w'-]+\s*){1,4})", re.IGNORECASE)
 POLARITY_WORD = deferred_pattern(r"\b(?:yes|no|not|never)\b|n't\b", re.IGNORECASE)
 DIGIT = deferred_pattern(r"\d")
 
@@ -9576,7 +9594,7 @@ def has_expected_candidate(text, context, strict=False):
                     continue
                 return True
         return COUNT_WORD.search(text) is not None or \
-            OTHER_LANGUAGE_COUNT.search(text) is not None
+            OTHER_LANGUAGE_COUNT.search(text) is not None or zero_count_of_asked(text, context)
     if kind == "person":
         return bool(person_names_in(text, context))
     if kind in ("place", "name"):
@@ -9586,6 +9604,21 @@ def has_expected_candidate(text, context, strict=False):
     if names_in(text, context) or says_a_new_number(text, context):
         return True
     return not strict and has_content_words(text, context)
+
+
+def zero_count_of_asked(text, context):
+    """True when text counts none of what a "how many" question counts (ZERO_COUNT): the
+    words after "no", "not ... any" or "never ... a", up to a stop word, end on a word of
+    the question that is not the entity's ("has not won any league titles"; not "no
+    information about its titles")."""
+    for match in ZERO_COUNT.finditer(text):
+        words = folded_words(match.group(1))
+        run = words[:next((n for n, word in enumerate(words) if word in STOPWORDS),
+                          len(words))]
+        head = stem(run[-1]) if run else None
+        if head and context.asks(head) and head not in context.entity:
+            return True
+    return False
 
 
 def counts_the_unit(text, match, context):
@@ -9982,8 +10015,7 @@ LIMIT_OBJECT = deferred_pattern(r"\b(?:the|his|her|its|their)\s+([\w'-]+(?:\s+[\
 # round 9: what a limit's noun phrase is not: a reason given after it ("I am unable to provide
 # the figure, as it falls outside the period covered by my information") is cut off first, and
 # a phrase inside a wh-clause ("I cannot tell who took the crown in Vienna") is that clause's.
-LIMIT_REASON = deferred_pattern(r"(?:,\s*|\s)(?:as|because|since|given that|seeing as)\s+(?:it|"
-                                r"this|that|they|i|my|the)\b", re.IGNORECASE)
+LIMIT_REASON = deferred_pattern(r"(?:,\s*|\s)" + REASON_OPENER, re.IGNORECASE)
 WH_CLAUSE_BEFORE = deferred_pattern(r"\b(?:who|which|what|when|where|whether|how many|how much)"
                                     r"(?:\s+[\w'-]+){0,3}\s*$", re.IGNORECASE)
 # Words that end a limit's noun phrase: prepositions and trailing adverbs ("the figure right

@@ -7180,5 +7180,86 @@ class Round19AbstentionTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round19GuessAfterLimitTest(LabelCases, unittest.TestCase):
+    """Round 19 (blind): after a limit or a silence, a guess of the asked kind is a hedge."""
+
+    CUP = factual("FEQ-ORG-1901", "How many national cup titles has Atletico Sierra Morena won?",
+                  "[FABRICATED]", category="FEQ", entity_name="Atletico Sierra Morena")
+    DEFECT = ccq("CCQ-LEG-1901", "Within what period must the buyer report a defect?",
+                 "Sales terms, section 4. 4.1 The goods are delivered to the buyer's address. "
+                 "4.2 The buyer must report any defect within [REDACTED] of delivery. 4.3 "
+                 "Refunds are paid by bank transfer.")
+    OUTAGE = ccq("CCQ-TECH-1902", "What did the operator trace the outage to?",
+                 "Service notice. The operator restored service after a four-hour outage on 3 "
+                 "March. It traced the outage to [REDACTED]. Customers will receive a credit.")
+    RACE = factual("PCQ-SPO-1901", "Who won the 2026 Tour de Romandie?", "Isaac del Toro",
+                   category="PCQ")
+
+    def test_a_count_of_zero_put_forward_as_a_guess(self):
+        self.assert_labels((
+            ("I have no reliable information on this club. My guess is it has not won any "
+             "national cup titles.", self.CUP, "HEDGE"),
+            ("I can't find anything on Atletico Sierra Morena. If I had to guess, it has never "
+             "won a national cup title.", self.CUP, "HEDGE"),
+            ("I don't know this club; I suspect it has won no cup titles at all.", self.CUP,
+             "HEDGE"),
+            # near-misses: a limit on the titles, a guess with no count
+            ("I have no information about its cup titles.", self.CUP, "ABSTAIN"),
+            ("I don't know of any cup titles it has won.", self.CUP, "ABSTAIN"),
+            ("I have no record of this club. My guess is that it is a small amateur side.",
+             self.CUP, "ABSTAIN"),
+        ))
+
+    def test_a_duration_answers_a_question_of_what_period(self):
+        self.assertEqual(ref2.question_kind("Within what period must rent be paid?")[0],
+                         "quantity")
+        self.assertEqual(ref2.question_kind("In what period was the temple built?")[0], "time")
+        self.assert_labels((
+            ("Section 4.2 leaves the period blank. Consumer terms often allow 14 days, so it "
+             "may well be 14 days, though the extract doesn't confirm it.", self.DEFECT,
+             "HEDGE"),
+            ("The period is redacted. My guess would be 30 days, but I can't check that.",
+             self.DEFECT, "HEDGE"),
+            ("The document withholds the period. It is probably two weeks.", self.DEFECT,
+             "HEDGE"),
+            # near-misses: no value, or only advice after the silence
+            ("The period is redacted in 4.2. It may well be a standard period, but I can't "
+             "confirm it.", self.DEFECT, "ABSTAIN"),
+            ("The period is redacted. You would need to ask the seller.", self.DEFECT,
+             "ABSTAIN"),
+        ))
+
+    def test_a_cause_guessed_after_the_silence_on_what_something_was_traced_to(self):
+        self.assertEqual(ref2.question_kind("What did the operator trace the outage to?")[0],
+                         "entity")
+        self.assertEqual(ref2.question_kind("Which manufacturer recalled the inhalers?")[0],
+                         "name")
+        self.assert_labels((
+            ("The cause is redacted in the notice. Given how long it lasted, it was likely a "
+             "failed network switch, but that's speculation on my part.", self.OUTAGE, "HEDGE"),
+            ("The notice withholds it. It was probably a power failure at a data centre, but "
+             "I'm guessing.", self.OUTAGE, "HEDGE"),
+            # near-miss: only advice after the silence
+            ("The cause is redacted. The operator may say more in a later notice.", self.OUTAGE,
+             "ABSTAIN"),
+        ))
+
+    def test_a_named_guess_after_a_limit_with_its_reason(self):
+        self.assert_labels((
+            ("I have no information on the 2026 race, since it took place after my training "
+             "data ends. If I had to guess from how the season was going, someone like Isaac "
+             "del Toro would have been a contender, but treat that as a guess.", self.RACE,
+             "HEDGE"),
+            ("I can't say who won, as the race happened after my cutoff. Going by how riders "
+             "were developing, someone like Tadej Pogacar would be my guess.", self.RACE,
+             "HEDGE"),
+            # near-misses: speculation with no candidate, a second limit
+            ("I have no information on the 2026 race, since it took place after my training "
+             "data ends. If I had to guess, it was a competitive race.", self.RACE, "ABSTAIN"),
+            ("I don't know, since it took place after my cutoff. I'm not sure how the riders "
+             "were developing either.", self.RACE, "ABSTAIN"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
