@@ -9400,6 +9400,10 @@ COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|th
 # determiner, read up to a stop word by zero_count_of_asked
 ZERO_COUNT = deferred_pattern(r"\b(?:no|(?:not|n't|never)\s+(?:[\w'-]+\s+){0,2}?(?:any|an?))\s+"
                               r"((?:[\w'-]+\s*){1,4})", re.IGNORECASE)
+# round 19 (blind): one of the counted thing, said as "a single" or "a lone", with at most three
+# words between ("won a single Primera Division title": single_of_the_unit)
+SINGLE_COUNT = deferred_pattern(r"\ban? (?:single|lone)((?:[^\S\n]+[\w'-]+){1,4})",
+                                re.IGNORECASE)
 POLARITY_WORD = deferred_pattern(r"\b(?:yes|no|not|never)\b|n't\b", re.IGNORECASE)
 DIGIT = deferred_pattern(r"\d")
 
@@ -9556,7 +9560,8 @@ def has_expected_candidate(text, context, strict=False):
     "right after the vote": RELATIVE_WHEN);
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit, or is written in words: "a thousand"), number
-    words (also OTHER_LANGUAGE_COUNT) or a finishing place in words ("second", "runner-up":
+    words (also OTHER_LANGUAGE_COUNT; "a single" before the counted noun: single_of_the_unit;
+    none of it: zero_count_of_asked) or a finishing place in words ("second", "runner-up":
     places_as_ordinals);
     person, place and name: a capitalized name or quoted title that is not the question's
     (names_in); yesno: yes, no or a negation; entity: a name, a number other than that of a
@@ -9594,7 +9599,8 @@ def has_expected_candidate(text, context, strict=False):
                     continue
                 return True
         return COUNT_WORD.search(text) is not None or \
-            OTHER_LANGUAGE_COUNT.search(text) is not None or zero_count_of_asked(text, context)
+            OTHER_LANGUAGE_COUNT.search(text) is not None or \
+            zero_count_of_asked(text, context) or single_of_the_unit(text, context)
     if kind == "person":
         return bool(person_names_in(text, context))
     if kind in ("place", "name"):
@@ -9606,19 +9612,38 @@ def has_expected_candidate(text, context, strict=False):
     return not strict and has_content_words(text, context)
 
 
+def counts_a_question_word(word, context):
+    """True when a word of a "how many" question's answer is one of the question's words
+    and not the entity's (in_frame): what the question counts ("titles" of "How many Chilean
+    league titles has Club X won?"), not the name of what it asks about."""
+    key = stem(word.casefold())
+    return context.unit is not None and context.asks(key) and key not in context.entity
+
+
 def zero_count_of_asked(text, context):
     """True when text counts none of what a "how many" question counts (ZERO_COUNT): the
     words after "no", "not ... any" or "never ... a", up to a stop word, end on a word of
-    the question that is not the entity's ("has not won any league titles"; not "no
+    the question (counts_a_question_word: "has not won any league titles"; not "no
     information about its titles")."""
-    for match in ZERO_COUNT.finditer(text):
+    for match in ZERO_COUNT.finditer(text) if context.unit is not None else ():
         words = folded_words(match.group(1))
         run = words[:next((n for n, word in enumerate(words) if word in STOPWORDS),
                           len(words))]
-        head = stem(run[-1]) if run else None
-        if head and context.asks(head) and head not in context.entity:
+        if run and counts_a_question_word(run[-1], context):
             return True
     return False
+
+
+def single_of_the_unit(text, context):
+    """True when "a single" or "a lone" (SINGLE_COUNT) qualifies, within its next four words,
+    a word of the question (counts_a_question_word): a count of one ("won a single Primera
+    Division title" for "How many Chilean league titles ...?"); "used by a single
+    manufacturer" counts nothing asked."""
+    if context.unit is None or "single" not in text and "lone" not in text:
+        return False
+    return any(word.casefold() not in STOPWORDS and counts_a_question_word(word, context)
+               for found in SINGLE_COUNT.finditer(text)
+               for word in NAME_WORD.findall(found.group(1)))
 
 
 def counts_the_unit(text, match, context):
@@ -10677,6 +10702,38 @@ def _inferred_value(text, context):
         text[lead.end():], context, strict=context.kind in ("person", "place", "name"))
 
 
+def only_the_documents_words(clause, context):
+    """True when a CCQ clause's answer text says nothing but words of the document, of
+    reporting (REPORTING_STEMS) or of naming the gap (GAP_NAME_STEMS): it repeats the document,
+    it gives no value of its own."""
+    return not content_words(clause["answer_text"], context,
+                             context.document | REPORTING_STEMS | GAP_NAME_STEMS)
+
+
+# round 19 (blind): "No" or "Yes" as a determiner opening a sentence ("No adverse incidents
+# have been reported"), not as a reply (no stop after it): no answer cue
+POLARITY_DETERMINER = deferred_pattern(r"^\W*(?:no|yes)\b(?!\W*[,.;:!?\u2014-])", re.IGNORECASE)
+
+
+def echoed_gap_context(clauses, context, facts):
+    """CCQ: once the answer quotes the gap's sentence with its token in place of the value (a
+    meta clause marked "quotation" that holds [REDACTED]: "The manufacturer said the fault was
+    traced to [REDACTED]"), a content clause that only repeats the document
+    (only_the_documents_words) and is not cued as the answer (cued_as_answer, past an opening
+    POLARITY_DETERMINER on a question not of yes or no) is context: it becomes meta without
+    content ("No adverse incidents have been reported so far")."""
+    if not any(clause["role"] == "meta" and clause["markers"] == ["quotation"] and
+               "[redacted]" in clause["text"].casefold() for clause in clauses):
+        return
+    for clause in clauses:
+        if clause["content"] and clause["role"] == "content" and not clause["hedged"] and \
+                only_the_documents_words(clause, context) and not cued_as_answer(
+                    clause["text"] if context.kind == "yesno" else
+                    POLARITY_DETERMINER.sub("", clause["text"], count=1), context):
+            clause.update(role="meta", content=False, answer_text="")
+            facts.add("document_repeated_beside_the_gap")
+
+
 def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way
@@ -10697,6 +10754,8 @@ def read_answer(answer, item, context=None):
       the following information: - It was priced at 135 basis points").
     - CCQ: a value worked out from the document's numbers is an answer, hedged when it is
       a rough estimate; a sure working sets document silence aside (worked_out_answers).
+    - CCQ: beside the gap's sentence quoted with its token, a clause that only repeats the
+      document is context (echoed_gap_context).
     - After an abstention, a clause that offers two values for the slot (_two_values: "The
       coupon is 3.75% or 4%"), or a line of a list of candidates under a lead-in
       (candidate_listing), or a value under a condition (_conditional_value: "If it was kept
@@ -10765,6 +10824,7 @@ def read_answer(answer, item, context=None):
     side_claim_hedges(clauses, context, facts)
     if context.category == "CCQ":
         worked_out_answers(clauses, facts)
+        echoed_gap_context(clauses, context, facts)
     for number, clause in enumerate(clauses):
         if clause["role"] in FORWARD_ROLES and any(
                 offers_an_answer(c, context) for c in clauses[:number]) and \
@@ -10787,9 +10847,7 @@ def read_answer(answer, item, context=None):
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and not clause["hedged"] and (
                     number in listed or not cued_as_answer(clause["text"], context)) and \
-                    not content_words(clause["answer_text"], context,
-                                      context.document | REPORTING_STEMS |
-                                      GAP_NAME_STEMS):
+                    only_the_documents_words(clause, context):
                 guess = False
             if guess and set_apart(clauses, number):
                 guess = False
@@ -12838,6 +12896,12 @@ REVISED_TO_BEFORE = deferred_pattern(
     r"walk)\w* (?:that|it|this|my (?:confidence|estimate|number|figure|rating|guess))"
     r"(?: (?:down|up|back|downwards?|upwards?))?(?: (?:a (?:bit|little|notch|touch|tad)|"
     r"slightly|somewhat))? to\s*$", re.IGNORECASE)
+# round 19 (blind): a second part's value with the words of confidence left out ("My
+# confidence in the name is 80 and in the year 40"): the part named after "and in the", then
+# the value, not a numbered year (OTHER_BEFORE's "year")
+ELIDED_PART_BEFORE = deferred_pattern(
+    r"\b(?:and|but|while|whereas)[^\S\n]+(?:in|for|about|on|of)[^\S\n]+(?:the|its|his|her|"
+    r"their)[^\S\n]+[\w'-]+\W*(?:(?:only|just|about|around|maybe)[^\S\n]+)?$", re.IGNORECASE)
 OTHER_AFTER = deferred_pattern(
     r"\s*(?:°|º|℃|℉|′|″|x\b|times\b|-fold\b|percentage points?\b|pp\b|"
     r"bps\b|basis points?\b|:\d|h\b|am\b|pm\b|utc\b|gmt\b|分(?:钟|鐘|間|间)|"
@@ -13283,7 +13347,7 @@ LOOK_BACK_REACH = {
     WORD_SPACE_BEFORE: 32, SENTENCE_START_BEFORE: 32, LABEL_BEFORE: 59, ASSIGNMENT_BEFORE: 32,
     WORD_COLON_BEFORE: 168, LABEL_COLON_BEFORE: 91, ADJUSTMENT_RESULT_BEFORE: 331,
     QUANTITY_STATEMENT: 402, STATEMENT_VERB: 112, BETWEEN_BEFORE: 38, RANGE_OPENER_BEFORE: 38,
-    REVISED_TO_BEFORE: 105,
+    REVISED_TO_BEFORE: 105, ELIDED_PART_BEFORE: 240,
 }
 # Each look-back pattern that ignores case, as a pattern that matches case, for an ASCII text
 # lower-cased: its letters are lower-case (no capital ASCII letter; the letters that match an
@@ -13586,6 +13650,16 @@ def is_pair_end(reply, start):
     return start >= 2 and reply[start - 1] in "-\u2013" and reply[start - 2].isdigit()
 
 
+def _elided_part_value(mention, back, context):
+    """True when a number of at most 100 follows a part named after "and in the" with the
+    words of confidence left out (ELIDED_PART_BEFORE), in a sentence that speaks of confidence
+    before it (CONFIDENCE_TALK): "My confidence in the name is 80 and in the year 40" gives a
+    value for the year, not the year 40."""
+    start = mention["start"]
+    return mention["value"] <= 100 and back.search(ELIDED_PART_BEFORE) is not None and \
+        context.holds(CONFIDENCE_TALK, context.sentence_start(start), start)
+
+
 def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, context):
     """The kind of one mention (see confidence_mentions). The text before it is read in its
     window (NumberContext.before: every match of a look-back pattern lies inside it), the text
@@ -13639,7 +13713,7 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
     if FOUR_DIGITS.fullmatch(token) and back.search(YEAR_PREPOSITION_BEFORE):
         return "other"
     if mention["ordinal"] or in_date(start) or back.search(OTHER_BEFORE) and \
-            not back.search(REVISED_TO_BEFORE) \
+            not back.search(REVISED_TO_BEFORE) and not _elided_part_value(mention, back, context) \
             or context.match_after(OTHER_AFTER, end) or THOUSANDS_GROUPED.fullmatch(token) \
             or context.match_after(SCALE_WORD_AFTER, end):
         return "other"
@@ -13877,16 +13951,36 @@ def _sentence_states_something_else(sentence):
         not RATING_TALK.search(sentence)
 
 
+# round 19 (blind): two numbers offered as alternatives ("1 or 2 years")
+ALTERNATIVE_JOIN = deferred_pattern(r"^[^\S\n]+or[^\S\n]+$", re.IGNORECASE)
+
+
+def counts_alongside(reply, low, high, between):
+    """True when a candidate (low) is joined by "or" (ALTERNATIVE_JOIN) to another quantity
+    (high) that a noun follows, no percent (NEXT_WORD, not a CONFIDENCE_WORDS word): the two
+    count that noun ("off by 1 or 2 years", "3 or 4 places off"); "70 or 80" compete."""
+    if low["kind"] != "candidate" or high["kind"] != "other" or low["percent"] or \
+            high["percent"] or not ALTERNATIVE_JOIN.match(between):
+        return False
+    following = NEXT_WORD.match(reply, high["end"])
+    return following is not None and following.group(1).casefold() not in CONFIDENCE_WORDS
+
+
 def _ranges(reply, mentions, context):
     """Two candidate mentions joined by "-", "to" or "and" (after "between" or "from") are
     one range: a rising range is one candidate at its midpoint ("60-70%" -> 65%); a falling
     pair is a score, not a value ("52-48"); a range with a noun after it ("4-6 eggs") is
-    another quantity. Two values after a verb of choosing ("I can't decide between 40 and
+    another quantity, as is a candidate joined by "or" to a count with its noun
+    (counts_alongside). Two values after a verb of choosing ("I can't decide between 40 and
     70", "torn between 60 and 80") are not a range: they compete."""
     index = 0
     while index + 1 < len(mentions):
         low, high = mentions[index], mentions[index + 1]
         between = reply[low["end"]:high["start"]]
+        if counts_alongside(reply, low, high, between):
+            low["kind"] = "other"
+            index += 2
+            continue
         joined = RANGE_JOIN.match(between) and (
             not AND_WORD.search(between) or
             TextBefore(context.before(low["start"])[1]).search(RANGE_OPENER_BEFORE)) \
