@@ -12952,7 +12952,12 @@ OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|lev
                                        r"i(?: am|'m) not (?:fully |entirely |completely |very |"
                                        r"too |at all )?(?:confident|sure|certain)|(?:not able|"
                                        r"unable) to (?:give|assign|put|offer|state|provide)|"
-                                       r"^\W*(?:very )?(?:low|medium|moderate|high)(?=\.|\W*$))\b",
+                                       r"^\W*(?:very )?(?:low|medium|moderate|high)(?=\.|\W*$)|"
+                                       # round 19 (blind): "Low probability, as I cannot
+                                       # verify events from 2026"
+                                       r"(?:low|medium|moderate|high|fair|reasonable) "
+                                       r"(?:probability|likelihood|chance|certainty)|"
+                                       r"i (?:can't|cannot|can not) (?:verify|confirm))\b",
                                        re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value "

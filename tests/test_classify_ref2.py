@@ -596,6 +596,10 @@ class Round18NoValueTest(ReadCases, unittest.TestCase):
             ("I'm not entirely sure, since 2026 is past what I know.", (None, "no_value")),
             ("Very low. 2026 is past my data.", (None, "no_value")),
             ("Unable to provide a figure for a 2026 race.", (None, "no_value")),
+            # round 19 (blind): a level with its noun, and a limit of the replier's own
+            ("Low probability, as I cannot verify events from 2026.", (None, "no_value")),
+            ("Moderate likelihood; 2026 is beyond what I can confirm.", (None, "no_value")),
+            ("I cannot verify anything from 2026.", (None, "no_value")),
             # near-misses: the answer again, or its year alone
             ("The 2026 Tour de Suisse was won by Joao Almeida.", (None, "answer_repeated")),
             ("2026", (None, "answer_repeated")),
