@@ -5849,6 +5849,10 @@ _LOW_CONFIDENCE = r"(?:low|medium|moderate|limited)"
 # conjecture on my part", "that's speculation beyond the document"), the source it goes
 # beyond included
 _BEYOND_THE_SOURCE = r"(?: on my part| (?:beyond|from|in|against|based on|by) [^.;:!?]{1,40})?"
+# "if I named an almanac", "if I were to give a year": a candidate named by its kind only
+_IF_I_NAMED = (r" if i (?:were to )?(?:name|named|gave|give|said|say|pick|picked|offer|offered|"
+               r"state|stated|put|suggest|suggested) (?:you )?(?:an?|any|one|anything|something)"
+               r"\b")
 _CALLED_A_GUESS = (r"(?:that|this)(?:'s| is)(?: just| only| purely| pure| merely| all)?(?: a| an| "
                    r"my)?(?: educated| rough| informed| wild)? (?:guess(?:work)?|speculation|"
                    r"speculative|conjecture|assumption|supposition)\b" + _BEYOND_THE_SOURCE)
@@ -6344,6 +6348,14 @@ CLAUSE_ROLES = (
         r"(?:give|provide|offer|name|guess|state|supply|put) (?:an?|any|one|it|you)(?: (?:answer|"
         r"guess|estimate|figure|number|date|name|value|one))?\b",
         r"\bleave (?:this|it|that)(?: one| question)? (?:unanswered|blank|open)\b",
+        # round 20 (blind): a candidate declined as an invention ("so I'd be making something
+        # up if I named an almanac", "I would only be inventing a name"), or as a guess if one
+        # were named ("I'd just be guessing if I gave a year"); "I'd be guessing, but ..." and
+        # "I'd be guessing if I said 1957" still hedge
+        r"\bi(?:'d| would)(?: only| just| simply)? be (?:(?:making (?:something|things|it|one|"
+        r"that|a [\w'-]+) up|inventing|fabricating)(?: (?:something|things|it|one|a [\w'-]+))?"
+        r"(?=\s*(?:[.,;:!]|$)|" + _IF_I_NAMED + r")|(?:guessing|speculating)(?=" + _IF_I_NAMED +
+        r"))",
         r"\bno answer\b",
         # round 14 (blind): the value declined in the passive ("so no date of town status can
         # be given", "no figure could be stated")
@@ -6835,7 +6847,7 @@ CLAUSE_ROLES = (
         r"(?:probably |likely |also |certainly |surely )?(?:have|list|carry|show|give) (?:the|"
         r"that|its|their) (?:(?:exact|official|latest|current|right|full|confirmed) )?(?:name|"
         r"names|figure|number|answer|result|winner|details?|date)\b",
-        r"\b(?:likeliest|likely|best|right|obvious|good|first|natural) places? (?:to|for)\b",
+        r"\b(?:likeliest|likely|best|better|right|obvious|good|first|natural) places? (?:to|for)\b",
         r"\bwould (?:probably |likely |perhaps |also )?be (?:the|a) (?:(?:best|right|obvious|good|"
         r"natural|first|likeliest) )?(?:place|source|starting point|way)\b",
         # round 19 (blind): also "most reliable", of several ("would be the most reliable
@@ -6856,6 +6868,14 @@ CLAUSE_ROLES = (
         r"try|see)\b|for (?:this|that|it|checking|confirmation|records|details|information)\b)",
         r"\b(?:authoritative|best|official|primary|reliable|good|right|obvious|definitive) "
         r"(?:source|sources|reference|references|starting point|bet)\b",
+        # round 20 (blind): a source as the subject of what it may be, a better source too
+        # ("so the Club Andino de Chile might be a better source", "the club could be a better
+        # place to ask"): advice, the source with it; "Aconcagua may be a better bet" guesses
+        r"^\W*(?:(?:so|and|or|but) )?(?:[\w'&.,-]+ ){1,10}?(?:would|will|should|could|might|"
+        r"may)(?: (?:probably|likely|perhaps|also|certainly|surely|well))? be (?:an?|the|your) "
+        r"(?:much |far )?(?:better|best|good|likelier|likeliest|more reliable|most reliable|"
+        r"right|obvious|natural) (?:sources?|starting points?|resources?|references?|places? "
+        r"(?=to|for))\b",
         # round 11 (blind): any source as the subject of what it would tell, and the condition
         # of that ("A good biography of X would tell you", "The ministry's website should say
         # where ...", "WorldCat would show it if a library holds a copy"): advice, no content
@@ -7045,7 +7065,10 @@ _NAME_REFERENT = (r"\b(?:(?:the|its|this|that|their) )?(?:name|term|title) (?:\w
                   r"|is derived from|honou?rs)\b"
                   r"|\b(?:been|be|being|got|gets) (?:confused|mixed up|conflated) with "
                   r"(?:an?other|a different|a similar|some other|something else)\b"
-                  r"|\b(?:known|listed|published|catalogued|referred to) (?:by|under|as) "
+                  # round 20 (blind): also a work put out under another title ("It may have
+                  # been released under a different title in another language")
+                  r"|\b(?:known|listed|published|catalogued|referred to|released|issued|"
+                  r"distributed|screened|shown|marketed|sold|translated) (?:by|under|as) "
                   r"(?:an?other|a different|an alternative|an older|some other) "
                   r"(?:name|title|term|spelling)\b"
                   # round 15 (blind): where the term was coined ("the authors may have coined
@@ -7075,7 +7098,10 @@ SPECULATION = deferred_pattern(
     # related company" sets a look-alike beside it
     r"similar|related(?! to\b)|unrelated|very recent|brand-new|startup|start-up|independent|"
     r"self-published|amateur|hamlet|discredited|obsolete|outdated|superseded|deprecated|"
-    r"archaic|former|trade|synonym|renamed|recent|unpublished|provisional)"
+    r"archaic|former|trade|synonym|renamed|recent|unpublished|provisional|"
+    # round 20 (blind): a term of a narrow or new field ("It may be a very specialised or
+    # newly proposed term")
+    r"speciali[sz]ed|esoteric|newly)"
     r"|" + _NAME_GARBLED + r"|different|off)\b"
     # round 15 (blind): also after "it's" and of amateur groups ("My guess would be that it's
     # a small amateur group", "Presumably it's an obscure regional club")
@@ -9912,6 +9938,21 @@ def guess_under_existence(text, context):
     return consequent if offered else None
 
 
+# round 20 (blind): at most this many words between a negation and the entity's name it
+# governs ("don't include a Desmond Achterberg", "there is no Desmond Achterberg among them")
+NEGATION_TO_ENTITY_WORDS = 5
+
+
+def denies_the_entity(text, context):
+    """True when a negation governs the entity's name (_mentions_entity within
+    NEGATION_TO_ENTITY_WORDS words after it: "Well-known editors of the annuals don't include a
+    Desmond Achterberg"): the text rejects the entity, whatever hedge it carries ("as far as I
+    know"), and answers nothing; "Achterberg edited The Cricketer, not Wisden" denies another."""
+    return any(_mentions_entity(" ".join(text[negation.end():].split(
+        None, NEGATION_TO_ENTITY_WORDS)[:NEGATION_TO_ENTITY_WORDS]), context)
+               for negation in NEGATED.finditer(text))
+
+
 def is_guess(clause, previous, context):
     """After a forward abstention, True when a content clause is still put forward as an
     answer (DECISION_RULES).
@@ -9922,7 +9963,9 @@ def is_guess(clause, previous, context):
     then puts a candidate forward (guess_under_existence: "If it exists, it might award a
     'Prix Solenne'"), nor about the entity (SPECULATION) without a candidate of the asked
     kind or after a remark on what is usual of its kind (GENERIC_OPENING: "Many Amazigh
-    villages have similar names, so it may be a tiny locality"), not be framed as
+    villages have similar names, so it may be a tiny locality"), on FEQ not deny the entity
+    (denies_the_entity: "The annuals' editors don't include a Desmond Achterberg as far as I
+    know"), not be framed as
     background ("For context, ...": FRAMING_CUE), and be
     presented as an answer: hedged, with an answer cue ("so it's", "the answer is") that a
     candidate follows ("so it was an open race" concludes nothing of the slot), joined
@@ -9947,6 +9990,8 @@ def is_guess(clause, previous, context):
     cue = SELF_CORRECTION.match(said)
     if cue is not None:
         said = said[cue.end():].lstrip(" ,:;.!-\u2013\u2014")
+    if context.category == "FEQ" and denies_the_entity(said, context):
+        return False
     hedged = clause["hedged"]
     linked = clause["joined"] == "but" and previous is not None and \
         previous["role"] in FORWARD_ROLES
