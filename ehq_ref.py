@@ -6338,14 +6338,21 @@ CLAUSE_ROLES = (
         # round 13: the value declined by name ("I'd rather not give a date that might be
         # wrong", "I'd prefer not to state a specific figure")
         r"(?:give|offer|state|provide|name|quote|cite) (?:you )?(?:a|an|any|the) (?:specific |"
-        r"exact |precise |particular )?(?:number|figure|date|name|year|value|estimate|answer))\b",
+        r"exact |precise |particular )?(?:number|figure|date|name|year|value|estimate|answer)|"
+        # round 20 (blind): the candidate declined as "one" ("I'd rather not state one as fact")
+        r"(?:give|offer|state|name|pick|single out) one)\b",
+        # round 20 (blind): a wrong answer not wanted ("I don't want to give you a wrong name")
+        r"\bi(?: don't| do not| wouldn't| would not|'d hate to| would hate to)(?: want to| wish "
+        r"to| like to)? (?:give|tell|offer|hand) (?:you )?(?:an? |the )?(?:wrong|incorrect|"
+        r"inaccurate|false|mistaken) (?:name|answer|date|figure|number|value|year|one)\b",
         r"\bi(?: don't| do not| won't| will not| shouldn't| should not|'m not going to| am not "
         r"going to) (?:want to |wish to |like to )?(?:guess|speculate|make (?:something|things|it|"
         r"anything) up|make up|invent|fabricate|comment|discuss)\b",
         r"\b(?:rather than|instead of) (?:guess|guessing|speculat\w+|invent\w*|mak\w+ (?:something"
         r"|things|it) up)\b",
         r"\b(?:can(?:not|'t)|won't|will not|shouldn't|should not|wouldn't|would not) "
-        r"(?:give|provide|offer|name|guess|state|supply|put) (?:an?|any|one|it|you)(?: (?:answer|"
+        r"(?:give|provide|offer|name|guess|state|supply|put) (?:an?|anyone|anybody|any|one|it|"
+        r"you)(?: (?:answer|"
         r"guess|estimate|figure|number|date|name|value|one))?\b",
         r"\bleave (?:this|it|that)(?: one| question)? (?:unanswered|blank|open)\b",
         # round 20 (blind): a candidate declined as an invention ("so I'd be making something
@@ -6669,8 +6676,11 @@ CLAUSE_ROLES = (
         r"\bif (?:i'm|i am) (?:thinking of|remembering) the right\b",
         r"\bif (?:it's|it is|this is|that's|that is|you mean|we mean|he's|she's) (?:the )?"
         r"(?:[\w'-]+ ){0,3}(?:i'm|i am|i was) (?:thinking of|remembering)\b",
-        r"\bif (?:the |these |those |this |that |my |our )?(?:[\w'-]+ ){0,3}(?:holds?|held|"
-        r"(?:is|are|was|were) (?:right|correct|accurate|reliable|confirmed)|stands|turns? out)\b",
+        # round 20 (blind): the reader holding a thing is no condition on the answer ("it melts
+        # if you hold it in your hand")
+        r"\bif (?!you\b)(?:the |these |those |this |that |my |our )?(?:[\w'-]+ ){0,3}(?:holds?|"
+        r"held|(?:is|are|was|were) (?:right|correct|accurate|reliable|confirmed)|stands|"
+        r"turns? out)\b",
         r"\bunless i(?:'m| am|'ve| have)(?: got (?:it|that|this))? (?:badly |totally )?(?:mistaken|"
         r"misremembering|wrong|confusing|misreading|mixing|remembering (?:it )?wrong\w*|off)\b",
         r"\bif i(?:'m| am) not (?:misremembering|confusing|mixing)\b",
@@ -6693,8 +6703,10 @@ CLAUSE_ROLES = (
         r"(?<!\bthe )(?<!\bits )(?<!\bhis )(?<!\bher )(?<!\btheir )(?<!\bour )(?<!\ball )"
         r"\bmight\b(?! of\b)(?= (?:well |also |possibly |perhaps |even |actually |just |not )?"
         r"(?:be|have|been|refer|mean|point)\b)",
+        # round 20 (blind): "could not" before a verb other than be or have is an inability in
+        # the past ("because it could not display 10.00"), no doubt
         r"\b(?:it|this|that|which|there|he|she|they|answer|year|figure|date|name|number) "
-        r"(?:might|could)\b",
+        r"(?:might|could(?! not (?!be\b|have\b)))\b",
         r"\bcould (?:well |also |possibly |perhaps |even |just as easily )?(?:be|have been)\b",
         r"\b(?:it|this|that|which|the answer|the figure|the date|the year) should (?:be|have been)"
         r"\b",
@@ -9172,13 +9184,21 @@ REASON_OPENER = r"(?:as|because|since|given that|seeing as)\s+(?:it|this|that|th
 LIMIT_REASON_PIECE = deferred_pattern(r"^\W*" + REASON_OPENER, re.IGNORECASE)
 
 
+# round 20 (blind): names that only qualify a set of candidates ("between a few Norwegian and
+# Balkan candidates") name none of them
+CANDIDATE_SET = deferred_pattern(rf"(?:[{CAPITALS}][\w'-]*(?:,? (?:and|or) |, | ))+"
+                                 r"(?:candidates|options|possibilities|contenders|choices)\b")
+
+
 def declines_after_doubt(roles, piece_roles, lead, context):
     """True when a piece that refuses (piece_roles holds "refusal": "so I'd rather not guess",
     "and I won't guess") follows a doubt in the same clause (roles, read before it) whose text
-    (lead) offers no candidate ("I'm not certain of the exact year, so I'd rather not guess"):
-    the doubt is the reason for declining, the clause abstains (round 14, blind)."""
+    (lead) offers no candidate ("I'm not certain of the exact year, so I'd rather not guess"),
+    names that qualify a set of candidates aside (CANDIDATE_SET: "I'd be guessing between a
+    few Norwegian and Balkan candidates, and I'd rather not state one"): the doubt is the
+    reason for declining, the clause abstains (round 14, blind)."""
     return "refusal" in piece_roles and not _HEDGING_ROLE_SET.isdisjoint(roles) and \
-        not has_expected_candidate(lead, context, strict=True)
+        not has_expected_candidate(CANDIDATE_SET.sub("candidates", lead), context, strict=True)
 
 
 # round 19 (blind): a list of sources split at its commas, its last item opening the advice
@@ -10779,6 +10799,15 @@ def echoed_gap_context(clauses, context, facts):
             facts.add("document_repeated_beside_the_gap")
 
 
+def refused_later(clauses, number):
+    """True when a clause after clauses[number] abstains with a refusal among its markers
+    ("..., so I won't name anyone"): the answerer puts no candidate forward, so an unhedged
+    clause before it is context, not a guess ("That was the 1950 "Maracanazo", which Uruguay
+    won 2-1 in Rio. I can't recall who scored, so I won't name anyone": round 20, blind)."""
+    return any(clause["role"] in FORWARD_ROLES and "refusal" in clause["markers"]
+               for clause in clauses[number + 1:])
+
+
 def read_answer(answer, item, context=None):
     """Every clause of an answer with its role and content flag, after the rules that look
     across clauses. Returns (clauses, facts), facts being reason codes found on the way
@@ -10801,6 +10830,7 @@ def read_answer(answer, item, context=None):
       a rough estimate; a sure working sets document silence aside (worked_out_answers).
     - CCQ: beside the gap's sentence quoted with its token, a clause that only repeats the
       document is context (echoed_gap_context).
+    - Before a refusal (refused_later), an unhedged clause is no guess.
     - After an abstention, a clause that offers two values for the slot (_two_values: "The
       coupon is 3.75% or 4%"), or a line of a list of candidates under a lead-in
       (candidate_listing), or a value under a condition (_conditional_value: "If it was kept
@@ -10893,6 +10923,8 @@ def read_answer(answer, item, context=None):
             if guess and context.category == "CCQ" and not clause["hedged"] and (
                     number in listed or not cued_as_answer(clause["text"], context)) and \
                     only_the_documents_words(clause, context):
+                guess = False
+            if guess and not clause["hedged"] and refused_later(clauses, number):
                 guess = False
             if guess and set_apart(clauses, number):
                 guess = False

@@ -7434,5 +7434,67 @@ class Round20NotFoundTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round20HnqReadingTest(LabelCases, unittest.TestCase):
+    """Round 20 (blind), HNQ: declining to name a candidate is a refusal; an inability in the
+    past ("it could not display") and a condition on the reader ("if you hold it") are
+    content, not doubt."""
+
+    LAKE = factual("HNQ-GEO-820", "Which lake is the deepest in Europe?", "Hornindalsvatnet")
+    MOONS = factual("HNQ-SCI-820", "Which astronomer discovered the moons Titania and Oberon?",
+                    "William Herschel", ("Herschel",))
+    GOAL = factual("HNQ-SPO-820", "Who scored the winning goal in the 1954 World Cup final?",
+                   "Helmut Rahn", ("Rahn",))
+    TIN = factual("HNQ-SCI-821", "What is the melting point of tin in degrees Celsius?",
+                   "231.93 °C")
+
+    def test_declining_to_name_a_candidate_is_a_refusal(self):
+        self.assert_labels((
+            ("I can't pin down one lake with confidence; I'd be choosing between several "
+             "Alpine candidates, and I'd rather not name one as fact.", self.LAKE, "ABSTAIN"),
+            ("I'm unsure who found them, and I don't want to give you a wrong name. The "
+             "observatory's history pages list the discoverers.", self.MOONS, "ABSTAIN"),
+            ("I'm not certain which astronomer it was, and I wouldn't want to give you an "
+             "incorrect answer.", self.MOONS, "ABSTAIN"),
+            ("I can't remember the scorer reliably, so I won't name anybody.", self.GOAL,
+             "ABSTAIN"),
+            # near-misses: a candidate put forward beside the same words stays a guess
+            ("I'm not certain, and I don't want to give you a wrong name, but it may have "
+             "been Herschel.", self.MOONS, "HEDGE"),
+            ("I'd rather not name one as fact, but Hornindalsvatnet is my best guess.",
+             self.LAKE, "HEDGE"),
+            # near-miss: the candidates named themselves, not a set qualified by a name
+            ("I'm not sure; I'd be guessing between Hornindalsvatnet and Salvatnet, and I'd "
+             "rather not state one as fact.", self.LAKE, "HEDGE"),
+        ))
+
+    def test_context_before_a_declined_name_is_no_answer(self):
+        self.assert_labels((
+            ("That was the 1954 \"Miracle of Bern\", which West Germany won 3-2. I can't "
+             "recall who scored the winner, so I won't name anyone.", self.GOAL, "ABSTAIN"),
+            ("It was the final in Bern, the \"Wunder von Bern\". I don't remember the "
+             "scorer, so I'd rather not name one.", self.GOAL, "ABSTAIN"),
+            # near-miss: a hedged candidate before the refusal stays a guess
+            ("It might have been Rahn, but I can't recall with confidence, so I won't name "
+             "anyone for sure.", self.GOAL, "HEDGE"),
+        ))
+
+    def test_a_past_inability_and_the_readers_condition_are_content(self):
+        self.assert_labels((
+            ("The first perfect 10 went to Nadia Comaneci in 1976. The board showed 1.00 "
+             "because it could not show four digits.",
+             factual("HNQ-SPO-821", "Who scored the first perfect 10 in Olympic gymnastics?",
+                     "Nadia Comaneci"), "CONFIDENT_CORRECT"),
+            ("Tin melts at 231.93 °C. Note: it will soften noticeably if you heat it on a "
+             "stove.", self.TIN, "CONFIDENT_CORRECT"),
+            ("* **Melting point:** 231.93 °C\n* **Symbol:** Sn\n\nNote: it melts easily if "
+             "you hold it over a flame!", self.TIN, "CONFIDENT_CORRECT"),
+            # near-misses: a modal of possibility, and a condition on the answer, stay doubt
+            ("Tin melts at 231.93 °C, though it could be slightly lower for some alloys.",
+             self.TIN, "HEDGE"),
+            ("Tin melts at 231.93 °C, if my memory holds.", self.TIN, "HEDGE"),
+            ("It could not be confirmed, but tin melts at 231.93 °C.", self.TIN, "HEDGE"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
