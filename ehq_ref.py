@@ -6650,6 +6650,13 @@ CLAUSE_ROLES = (
         r"good|decent|sensible|plausible|natural|obvious|fair|likely|solid) (?:guess|bet|pick|"
         r"choice)\b",
         r"\b(?:would|'d|might|could) be (?:the )?(?:clear |strong |heavy |big )?favou?rites?\b",
+        # round 20 (blind): the same called so before the candidate ("A plausible guess would
+        # be X", "One reasonable guess is X"), and a candidate said likely to win ("X was
+        # likely to win the most seats", "X seemed likely to top the poll")
+        r"\b(?:a|an|one|the|my) (?:(?:most|more|fairly|quite|very) )?(?:reasonable|safe|good|"
+        r"decent|sensible|plausible|natural|obvious|fair|likely|solid|possible) (?:guess|bet|"
+        r"pick|candidate)(?: here)? (?:would be|might be|could be|is|was)\b",
+        r"\b(?:most |quite |very |highly )?likely to (?:win|top|claim|capture|retain|take)\b",
         # round 14 (blind): a guess offered on condition or in the past conditional ("If you
         # want a guess, I'd have said X", "If pressed, ...", "I would have bet on X")
         r"\bif (?:you (?:want|need|'d like|would like) (?:a|my|one) (?:guess|pick)|(?:pressed|"
@@ -8005,6 +8012,24 @@ def describes_another(said, text, start, end):
         None and WORD_AFTER.match(text, end) is not None
 
 
+# round 20 (blind): the gap named in a free relative on what it says ("six hours, so that's
+# probably what the redacted part says", "which is likely what the missing text states"): the
+# answerer identifies a value with the gap's content, no statement that the document is silent
+GAP_CONTENT_BEFORE = deferred_pattern(r"\bwhat(?: (?:the|this|that|its))?\s*$", re.IGNORECASE)
+GAP_CONTENT_AFTER = deferred_pattern(
+    r"(?:\s+[\w'-]+){0,2}?\s+(?:would |might |should )?(?:says?|states?|reads?|contains?|"
+    r"holds?|gives?|specifies|said|stated|held|gave|specified)\b", re.IGNORECASE)
+
+
+def names_what_the_gap_says(text, start, end):
+    """True when a silence marker (at start:end of text) names the gap inside a free relative
+    on its content (GAP_CONTENT_BEFORE, GAP_CONTENT_AFTER: "that's probably what the redacted
+    part says"): a value identified with the gap, not the document's silence."""
+    return "what" in text[max(0, start - 10):start].casefold() and \
+        GAP_CONTENT_BEFORE.search(text, 0, start) is not None and \
+        GAP_CONTENT_AFTER.match(text, end) is not None
+
+
 def clause_markers(text, active=None, found=None, after_comma=False):
     """(role, start, end) of every marker in a clause, leftmost first, as the alternation finds
     them (active: the patterns that can match, from active_markers; all when None; found:
@@ -8016,7 +8041,8 @@ def clause_markers(text, active=None, found=None, after_comma=False):
     capitalized too ("His debut, Maybe Tomorrow, came out"; after_comma), and an uncertainty
     marker that describes someone or something else (describes_another): none of these
     counts; nor does a knowledge limit of a third party named in a relative clause
-    (limit_of_a_relative_subject).
+    (limit_of_a_relative_subject), nor a silence marker naming what the gap says
+    (names_what_the_gap_says).
     """
     if found is None:
         found = _scan(text, active_markers(text) if active is None else active)
@@ -8038,7 +8064,8 @@ def clause_markers(text, active=None, found=None, after_comma=False):
             continue
         if role == "uncertainty" and describes_another(said, text, start, end) or \
                 role == "knowledge_limit" and said[:2].casefold() not in ("i ", "i'") and \
-                limit_of_a_relative_subject(text[:start]):
+                limit_of_a_relative_subject(text[:start]) or \
+                role == "document_silence" and names_what_the_gap_says(text, start, end):
             continue
         markers.append((role, start, end))
     return markers
@@ -9394,6 +9421,11 @@ CLAUSE_YEAR = deferred_pattern(r"(?<![\d.,$€£])(1\d{3}|20\d{2})(?![\d%]|[.,]\
 NAME_WORD = deferred_pattern(r"[\w'-]+")
 QUOTED_TITLE = deferred_pattern(r'"([^"]{2,80})"')
 DECADE_OR_CENTURY = deferred_pattern(r"\b\d{3,4}s\b|\b\d{1,2}(?:st|nd|rd|th) century\b")
+# round 20 (blind): a named period of history ("the Victorian era", "the Tudor period", "the
+# Bronze Age", "the Middle Ages", "the Renaissance"): a guess at when, as a century is
+NAMED_PERIOD = deferred_pattern(
+    r"\b[A-Z][\w'-]+ (?:[Ee]ra|[Pp]eriod|[Aa]ges?|[Dd]ynasty)\b|\b(?:the )?(?:Renaissance|"
+    r"Enlightenment|Reformation|Restoration|Regency|Belle \u00c9poque|Interwar years)\b")
 # round 10: a season named alone after a preposition ("it opens in the autumn"): a guess at
 # when, though no calendar date (date_mentions reads a season only with its year)
 SEASON_ALONE = deferred_pattern(r"\b(?:in|during|by|until|around|this|next|late|early)\s+"
@@ -9596,12 +9628,20 @@ def says_a_new_number(text, context):
         context.numbers else match.group(0), text)) is not None
 
 
+def names_a_new_period(text, context):
+    """True when text names a period of history (NAMED_PERIOD: "the Victorian era", "the
+    Middle Ages") that the question does not name ("When in the Victorian era ...?" names
+    it)."""
+    return any(found.group(0) not in context.question for found in NAMED_PERIOD.finditer(text))
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
     time: a date or a month (not one placed in a year said before: IN_THAT_YEAR), a year (not
     one the question names; of fewer digits: EARLY_YEAR), a part of a year the question
-    does not name (narrows_a_named_year), a decade, a century, a season named alone
+    does not name (narrows_a_named_year), a decade, a century, a named period of history
+    that the question does not name (names_a_new_period), a season named alone
     (SEASON_ALONE) or a point named from the present or from an event ("early next year",
     "right after the vote": RELATIVE_WHEN);
     quantity: a number (not one the question names, not a date or a year unless it stands
@@ -9628,7 +9668,8 @@ def has_expected_candidate(text, context, strict=False):
                 return True
         return DECADE_OR_CENTURY.search(text) is not None or \
             SEASON_ALONE.search(text) is not None or EARLY_YEAR.search(text) is not None or \
-            RELATIVE_WHEN.search(text) is not None or narrows_a_named_year(text, context)
+            RELATIVE_WHEN.search(text) is not None or names_a_new_period(text, context) or \
+            narrows_a_named_year(text, context)
     if kind == "quantity":
         digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):
@@ -12925,6 +12966,10 @@ yeah yep no wait
 # "percent" by then (_TRANSLATIONS)
 CJK_VALUE_WORDS = frozenset("です だ である 입니다 이다 左右 くらい ぐらい 分 吧".split())
 PROMPT_WORDS = frozenset("integer integers number numbers value digit digits only word".split())
+# a label word naming the reply itself, no part of the answer ("Verdict: 80"; round 20
+# (blind): a chatty lead-in, "Here is my response: 90")
+REPLY_LABEL_WORDS = frozenset("answer value verdict result reply scale response "
+                              "submission".split())
 # a label phrase with one of these restates the request ("so per the instructions: 0")
 LABEL_PROMPT_WORDS = PROMPT_WORDS | frozenset("instructions instruction instructed requested "
                                               "format".split())
@@ -12941,16 +12986,18 @@ yeah yep think
 """.split())
 # round 16 (blind): verbs of choice before "one", the pronoun ("... and I picked one")
 CHOICE_OF_ONE = frozenset("pick picked chose choose chosen took take went settled".split())
+# round 16 (blind): an exercise's number, a small model's next prompt ("## Exercise 2");
+# round 17 (blind): any numbered unit of such a prompt ("## Instruction 2", "Example 3")
+_PROMPT_UNITS = (r"(?:exercise|problem|task|lesson|quiz|instruction|example|part|scenario|"
+                 r"challenge|puzzle|prompt|query|sample|test|activity|assignment|drill|practice|"
+                 r"unit|module|topic|phase)")
 OTHER_BEFORE = deferred_pattern(
     r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|us\$|rs\.?)\s?)$"
     r"|\b(?:the year|year|no\.|number|#|page|"
     r"chapter|version|v|paragraph|para|section|clause|item|line|step|article|table|figure|"
     r"question|row|column|room|flight|route|channel|model|season|episode|volume|vol\.|"
     r"apollo|gate|platform|level|grade|stage|round|game|match|race|week|day|"
-    # round 16 (blind): an exercise's number, a small model's next prompt ("## Exercise 2");
-    # round 17 (blind): any numbered unit of such a prompt ("## Instruction 2", "Example 3")
-    r"exercise|problem|task|lesson|quiz|instruction|example|part|scenario|challenge|puzzle|"
-    r"prompt|query|sample|test|activity|assignment|drill|practice|unit|module|topic|phase)\s*$"
+    + _PROMPT_UNITS + r")\s*$"
     r"|\b(?:i answered|i said|i wrote|i gave|i put|(?:my|the) answer (?:was|is|of)|answered "
     r"with)"
     r"\s*$"
@@ -13182,6 +13229,12 @@ def framings_as_fractions(reply, lowered=None):
 CONTINUATION = deferred_pattern(
     r"\n[^\S\n]*\n[^\S\n]*(?:#{1,6}[^\S\n]*|(?:-{3,}|\*{3,}|={3,})[^\S\n]*\n[^\S\n]*)?"
     r"(?:example|question|next question|next item|item)\b", re.IGNORECASE)
+# round 20 (blind): a small model's next prompt opened by a numbered unit after a blank line
+# ("92\n\n# Instruction 2: Rate your confidence on a scale of 1 to 10"): a scale it states is
+# that prompt's, not the reply's (its numbers are still read: a value after it competes)
+NEXT_PROMPT_UNIT = deferred_pattern(
+    r"\n[^\S\n]*\n[^\S\n]*(?:#{1,6}[^\S\n]*)?" + _PROMPT_UNITS + r"[^\S\n]+\d+\b",
+    re.IGNORECASE)
 MID_DECADE = deferred_pattern(r"\bmid[\s-]?([1-9])0'?s\b", re.IGNORECASE)
 # round 15 (blind): a reply that opens with its value ("65. I'm confident about ...")
 LEADING_NUMBER = deferred_pattern(r"[^\w\n]*\d+(?:[.,]\d+)?%?(?!\w)")
@@ -13818,8 +13871,8 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
     phrase = _label_phrase(reply, lo, before[:label.end()]) if label else ""
     if label and not back.search(LABEL_COLON_BEFORE) and not _label_names_the_value(phrase) and \
             not (token not in answer_words and _label_is_the_answer(phrase, answer_words)) and \
-            label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | {
-                "answer", "value", "verdict", "result", "reply", "scale"} and \
+            label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | \
+            REPLY_LABEL_WORDS and \
             not CORRECTION.search(before[-30:]) and not back.search(ADJUSTMENT_RESULT_BEFORE):
         # a part's value ("Discoverer: 80. Year: 60."), unless the answer gives the number
         mention["part"] = 0 <= mention["value"] <= 100 and token not in answer_words
@@ -13873,6 +13926,13 @@ def _inside_test(spans):
     return inside
 
 
+def next_prompt_start(reply):
+    """Where a small model's next prompt starts in a reply (NEXT_PROMPT_UNIT: "\\n\\n#
+    Instruction 2: ..."), else len(reply); a reply of fewer than two lines has none."""
+    found = NEXT_PROMPT_UNIT.search(reply) if reply.count("\n") >= 2 else None
+    return found.start() if found else len(reply)
+
+
 def confidence_mentions(reply, answer=None):
     """Every number of a reply as a dict {value, kind, percent, denominator, decimal,
     percent_scale, start, end}; kind is "candidate", "scale", "negated", "other" or "ignored";
@@ -13888,7 +13948,8 @@ def confidence_mentions(reply, answer=None):
     gives with the same noun, a percent the earlier answer states after another number
     (answer_percents), a falling pair ("52-48", a score). scale: the numbers of "on a scale
     of 0 to 100", "(0-100)", "0 = no confidence", and the denominator of "85/100", "8 out of
-    10".
+    10". A stated scale other than 0-100 is the denominator of each candidate without one,
+    unless it is stated in a small model's next prompt (next_prompt_start).
     Number words count only as the whole reply, before a confidence word ("eighty-five
     percent"), after a label or a lead word ("about eighty", "yeah eighty") or as one of two
     joined by "or" ("sixty or eighty"); elsewhere they are ignored, as is "one" after a verb
@@ -13938,9 +13999,11 @@ def confidence_mentions(reply, answer=None):
     if ends and any(m["kind"] == "candidate" and id(m) not in end_ids for m in mentions):
         for mention in ends:  # the scale's ends named beside a value, not values
             mention["kind"] = "scale"
-    stated = [high for _, _, high in scale_spans if high != 100] + [
+    prompt = next_prompt_start(reply)
+    stated = [high for start, _, high in scale_spans if high != 100 and start < prompt] + [
         int(m["value"]) for m in mentions if m["kind"] == "scale" and m["value"] in (5, 10)
-        and (SCALE_KEY_AFTER.match(reply, m["end"]) or m.get("scale_first"))
+        and (SCALE_KEY_AFTER.match(reply, m["end"]) or m.get("scale_first")) and
+        m["start"] < prompt
     ]  # "... and 10 is certain, this is a 6", "Out of 10, I'd say 7"
     percent_scale = any(high == 100 for _, _, high in scale_spans)
     for mention in mentions:
