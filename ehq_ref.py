@@ -6759,7 +6759,7 @@ CLAUSE_ROLES = (
         r"\b(?:or so|or thereabouts|give or take)\b",
         r"\bsomething like\b",
         # round 16 (blind): the preposition stays in the answer ("sometime in the autumn")
-        r"\b(?:somewhere|some ?time)(?= (?:around|in|between|near)\b)",
+        r"\bsome(?:where|time)(?= (?:around|in|between|near)\b)",
         r"\bmy (?:information|knowledge|data|memory) (?:may|might|could) be (?:outdated|"
         r"out of date|incomplete|wrong|stale|faulty|imperfect|hazy)\b",
         r"\b(?:going|working) (?:off|from) memory\b", r"\bfrom memory\b", r"\bvaguely\b",
@@ -7329,8 +7329,8 @@ HEDGED_BACK_REFERENCE = deferred_pattern(
     + _CHECK_TO_BE_SURE + r"(?: of (?:it|that|this))?"
     # round 16 (blind): what was just said called a guess, or not confirmed from the source
     # ("but that's speculation beyond the document", "but I can't confirm that from the text")
-    r"|" + _CALLED_A_GUESS + r"|i (?:can't|cannot|can not|couldn't|could not) (?:confirm|"
-    r"verify|vouch for) (?:that|this|it)" + _BEYOND_THE_SOURCE + r")\W*$", re.IGNORECASE)
+    r"|" + _CALLED_A_GUESS + r"|i " + _CANT + r" (?:confirm|verify|vouch for) (?:that|this|it)"
+    + _BEYOND_THE_SOURCE + r")\W*$", re.IGNORECASE)
 # round 4, FEQ/CCQ: what a clause may say before its abstention as a soft lead on it ("As far as
 # I can tell, there was never a bank called X"; read_clause).
 SOFT_LEAD = deferred_pattern(
@@ -7964,8 +7964,8 @@ def limit_of_a_relative_subject(before):
     relative clause on a third party (RELATIVE_SUBJECT_BEFORE: "people who want work but
     cannot find a job", "those who cannot find one") and names no I or we (FIRST_PERSON_WORDS:
     "I asked people who know but cannot find it" is mine): the limit is theirs, no answer's."""
-    return RELATIVE_SUBJECT_BEFORE.search(before) is not None and \
-        FIRST_PERSON_WORDS.isdisjoint(re.findall(r"[^\W\d_]+", before.casefold()))
+    return "who" in before.casefold() and RELATIVE_SUBJECT_BEFORE.search(before) is not None \
+        and FIRST_PERSON_WORDS.isdisjoint(re.findall(r"[^\W\d_]+", before.casefold()))
 
 
 def a_motive_of_another(before):
@@ -8264,6 +8264,19 @@ def question_kind(question):
     return "entity", ""
 
 
+@functools.lru_cache(maxsize=8192)
+def _question_frame(question, entity):
+    """question_frame of a question and entity name as given (never None), cached."""
+    question = prepared_text(question)
+    kind = question_kind(question)[0]
+    choice = re.search(r"\b\w+,? or \w+", question) is not None
+    stems = frozenset(stems_of(question) | stems_of(entity))
+    prefixes = frozenset(s[:5] for s in stems if len(s) >= 6)
+    years = frozenset(int(y) for y in re.findall(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)", question))
+    unit = QUESTION_UNIT.search(question)
+    return kind, stems, prefixes, choice, years, stem(unit.group(1)) if unit else None
+
+
 def question_frame(question, entity=""):
     """What a question asks for: (kind, stems, prefixes, choice, years, unit).
 
@@ -8274,18 +8287,6 @@ def question_frame(question, entity=""):
     counted noun of "how many X" (weighed less when a clause repeats it).
     """
     return _question_frame(question or "", entity or "")  # one cache entry, however called
-
-
-@functools.lru_cache(maxsize=8192)
-def _question_frame(question, entity):
-    question = prepared_text(question)
-    kind = question_kind(question)[0]
-    choice = re.search(r"\b\w+,? or \w+", question) is not None
-    stems = frozenset(stems_of(question) | stems_of(entity or ""))
-    prefixes = frozenset(s[:5] for s in stems if len(s) >= 6)
-    years = frozenset(int(y) for y in re.findall(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)", question))
-    unit = QUESTION_UNIT.search(question)
-    return kind, stems, prefixes, choice, years, stem(unit.group(1)) if unit else None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -9390,9 +9391,10 @@ def read_clause(clause, context, scanned=None):
         remainder.append(piece[cursor:])
         kept.append(" ".join([part for part in remainder if part.strip()]))
     answer_text = ", ".join([part.strip() for part in kept if part.strip()])
-    if forward_said and context.category == "CCQ" and (all(
-            said == "[redacted]" for said in forward_said) and REPORTED_GAP.search(text) or
-                                                         GAP_SENTENCE_READS.search(text)):
+    gap = REDACTION_TOKEN.casefold()
+    if forward_said and context.category == "CCQ" and (
+            all(said == gap for said in forward_said) and REPORTED_GAP.search(text) or
+            GAP_SENTENCE_READS.search(text)):
         return _clause(clause, "meta", ["quotation"])
     extra = context.document if context.category == "CCQ" and any(
         role in FORWARD_ROLES for role in roles) else frozenset()
@@ -9476,7 +9478,7 @@ COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|th
 # round 19 (blind): a count of zero written as a negated count of the counted noun ("has not
 # won any league titles", "never won a title", "won no cup titles"): the words after the
 # determiner, read up to a stop word by zero_count_of_asked
-ZERO_COUNT = deferred_pattern(r"\b(?:no|(?:not|n't|never)\s+(?:[\w'-]+\s+){0,2}?(?:any|an?))\s+"
+ZERO_COUNT = deferred_pattern(r"(?:\bno|(?:\bnot|n't|\bnever)\s+(?:[\w'-]+\s+){0,2}?(?:any|an?))\s+"
                               r"((?:[\w'-]+\s*){1,4})", re.IGNORECASE)
 # round 19 (blind): one of the counted thing, said as "a single" or "a lone", with at most three
 # words between ("won a single Primera Division title": single_of_the_unit)
@@ -9635,6 +9637,45 @@ def names_a_new_period(text, context):
     return any(found.group(0) not in context.question for found in NAMED_PERIOD.finditer(text))
 
 
+def counts_a_question_word(word, context):
+    """True when a word of a "how many" question's answer is one of the question's words
+    and not the entity's (in_frame): what the question counts ("titles" of "How many Chilean
+    league titles has Club X won?"), not the name of what it asks about."""
+    key = stem(word.casefold())
+    return context.unit is not None and context.asks(key) and key not in context.entity
+
+
+def zero_count_of_asked(text, context):
+    """True when text counts none of what a "how many" question counts (ZERO_COUNT): the
+    words after "no", "not ... any" or "never ... a", up to a stop word, end on a word of
+    the question (counts_a_question_word: "has not won any league titles"; not "no
+    information about its titles")."""
+    folded = text.casefold()
+    if context.unit is None or "no" not in folded and "n't" not in folded and \
+            "never" not in folded:
+        return False
+    for match in ZERO_COUNT.finditer(text):
+        words = folded_words(match.group(1))
+        run = words[:next((n for n, word in enumerate(words) if word in STOPWORDS),
+                          len(words))]
+        if run and counts_a_question_word(run[-1], context):
+            return True
+    return False
+
+
+def single_of_the_unit(text, context):
+    """True when "a single" or "a lone" (SINGLE_COUNT) qualifies, within its next four words,
+    a word of the question (counts_a_question_word): a count of one ("won a single Primera
+    Division title" for "How many Chilean league titles ...?"); "used by a single
+    manufacturer" counts nothing asked."""
+    folded = text.casefold()
+    if context.unit is None or "single" not in folded and "lone" not in folded:
+        return False
+    return any(word.casefold() not in STOPWORDS and counts_a_question_word(word, context)
+               for found in SINGLE_COUNT.finditer(text)
+               for word in NAME_WORD.findall(found.group(1)))
+
+
 def has_expected_candidate(text, context, strict=False):
     """True when text offers a value of the kind the question asks for.
 
@@ -9699,40 +9740,6 @@ def has_expected_candidate(text, context, strict=False):
     return not strict and has_content_words(text, context)
 
 
-def counts_a_question_word(word, context):
-    """True when a word of a "how many" question's answer is one of the question's words
-    and not the entity's (in_frame): what the question counts ("titles" of "How many Chilean
-    league titles has Club X won?"), not the name of what it asks about."""
-    key = stem(word.casefold())
-    return context.unit is not None and context.asks(key) and key not in context.entity
-
-
-def zero_count_of_asked(text, context):
-    """True when text counts none of what a "how many" question counts (ZERO_COUNT): the
-    words after "no", "not ... any" or "never ... a", up to a stop word, end on a word of
-    the question (counts_a_question_word: "has not won any league titles"; not "no
-    information about its titles")."""
-    for match in ZERO_COUNT.finditer(text) if context.unit is not None else ():
-        words = folded_words(match.group(1))
-        run = words[:next((n for n, word in enumerate(words) if word in STOPWORDS),
-                          len(words))]
-        if run and counts_a_question_word(run[-1], context):
-            return True
-    return False
-
-
-def single_of_the_unit(text, context):
-    """True when "a single" or "a lone" (SINGLE_COUNT) qualifies, within its next four words,
-    a word of the question (counts_a_question_word): a count of one ("won a single Primera
-    Division title" for "How many Chilean league titles ...?"); "used by a single
-    manufacturer" counts nothing asked."""
-    if context.unit is None or "single" not in text and "lone" not in text:
-        return False
-    return any(word.casefold() not in STOPWORDS and counts_a_question_word(word, context)
-               for found in SINGLE_COUNT.finditer(text)
-               for word in NAME_WORD.findall(found.group(1)))
-
-
 def counts_the_unit(text, match, context):
     """True when a number (a match in text) stands next to the counted noun of "how many X"
     ("1200 participants", "participants: 1200"): a count, even when it looks like a year."""
@@ -9767,7 +9774,7 @@ def counts_only_other_nouns(text, context):
     goals ...?"): figures of the setting, no count of X ("170 goals", a bare "172", "172,
     ..." and "in 2022 there were" are not such); numbers in words count too ("eighteen
     months")."""
-    if context.unit is None:
+    if context.unit is None or not DIGIT.search(text) and not may_hold_number_words(text):
         return False
     digits = spelled_numbers_as_digits(text)
     if not DIGIT.search(digits):
@@ -10829,7 +10836,7 @@ def echoed_gap_context(clauses, context, facts):
     POLARITY_DETERMINER on a question not of yes or no) is context: it becomes meta without
     content ("No adverse incidents have been reported so far")."""
     if not any(clause["role"] == "meta" and clause["markers"] == ["quotation"] and
-               "[redacted]" in clause["text"].casefold() for clause in clauses):
+               REDACTION_TOKEN.casefold() in clause["text"].casefold() for clause in clauses):
         return
     for clause in clauses:
         if clause["content"] and clause["role"] == "content" and not clause["hedged"] and \
@@ -11660,7 +11667,7 @@ def gold_reading(gold, question):
       "text"      words: every key word (not a question word or a filler), or a short form
     """
     text = prepared_text(gold).strip()
-    question_kind, frame_stems, _, _, _, _ = question_frame(question)
+    asked_kind, frame_stems, _, _, _, _ = question_frame(question)
     if re.fullmatch(r"\W*(?:yes|no)\W*", text, re.IGNORECASE):
         return {"kind": "yesno", "value": text.strip(" .!").casefold()}
     scores = [] if re.search(r"\b\d{4}\b", text) else SCORE_MENTION.findall(text)
@@ -11688,7 +11695,7 @@ def gold_reading(gold, question):
             question or "") else 0)
         return {"kind": "quantity", "value": quantities, "direction": direction,
                 "words": leftover}
-    return {"kind": "text", "forms": _text_forms(text, question_kind, frame_stems)}
+    return {"kind": "text", "forms": _text_forms(text, asked_kind, frame_stems)}
 
 
 def _leftover_words(text, spans, frame_stems):
@@ -11714,7 +11721,7 @@ def _direction(text):
     return 0
 
 
-def _text_forms(text, question_kind, frame_stems):
+def _text_forms(text, asked_kind, frame_stems):
     """The word forms that count as the gold: the full key words and each usual short form.
 
     Short forms: without a leading title ("Sir", "President") or article; without a trailing
@@ -11747,7 +11754,7 @@ def _text_forms(text, question_kind, frame_stems):
     if len(text.split()) > 1:
         forms.append({"words": (stem("".join(folded_words(text))),), "squash": True})
     if len(parts) >= 2 and (re.search(r"\band\b|&", text) or text.count(",") >= 2):
-        forms.append({"parts": [_text_forms(part, question_kind, frame_stems)
+        forms.append({"parts": [_text_forms(part, asked_kind, frame_stems)
                                 for part in parts]})
         return forms
     base = re.sub(r"\s*\([^)]*\)", "", text).strip()
@@ -11763,7 +11770,7 @@ def _text_forms(text, question_kind, frame_stems):
     if len(words) >= 2 and ROMAN_NUMERAL.match(words[-1]) and words[-1][:1].isupper():
         forms.append({"words": key_words(" ".join(words[:-1])), "regnal": words[-1].casefold()})
     capitalized = [w for w in words if w[:1].isupper() or w.casefold() in NAME_PARTICLES]
-    if question_kind == "person" and 2 <= len(words) <= 4 and len(capitalized) == len(words):
+    if asked_kind == "person" and 2 <= len(words) <= 4 and len(capitalized) == len(words):
         surname_at = len(words) - 1
         while surname_at > 1 and words[surname_at - 1].casefold() in NAME_PARTICLES:
             surname_at -= 1
@@ -11856,9 +11863,11 @@ def done_by_another(piece, gold_words, context):
     for found in ACT_BESIDE_NAME.finditer(piece):
         word, name = (found.group(1), found.group(2)) if found.group(1) else \
             (found.group(4), found.group(3))
-        key, owner = stem(word), stem(name.casefold())
-        if owner not in STOPWORDS and owner not in gold_words and key not in STOPWORDS and \
-                not key.isdigit() and context.asks(key) and not context.asks(owner):
+        owned = folded_words(name)
+        key, owner = stem(word), stem(owned[-1]) if owned else ""
+        if owner and owner not in STOPWORDS and owner not in gold_words and \
+                key not in STOPWORDS and not key.isdigit() and context.asks(key) and \
+                not context.asks(owner):
             done.add(key)
     return done
 
@@ -13059,30 +13068,24 @@ RATING_TALK = deferred_pattern(r"\b(?:rate|rating|score|say|give|put)\b", re.IGN
 # a reply that speaks of its own confidence gives no value rather than the answer again ("High
 # confidence. The 1904 event had one winner", "Confidence: high, it is Au", "... so I would
 # estimate")
-OWN_CONFIDENCE_TALK = deferred_pattern(r"\b(?:my confidence|confidence (?:is|level)|high "
-                                       r"confidence|low confidence|(?:confidence|certainty)"
-                                       r"\s*:\s*\w+|i would estimate|i'd estimate|"
-                                       r"i (?:would|'d) rate|i am (?:fairly |very |quite )?"
-                                       r"(?:confident|sure)|i'm (?:fairly |very |quite )?"
-                                       r"(?:confident|sure)|"
-                                       # round 15 (blind): a refusal to rate ("I'd rather not
-                                       # assign a number", "I can't reliably assess that")
-                                       r"(?:rather not|won't|will not|can't|cannot|can not) "
-                                       r"(?:reliably |really |honestly )?(?:assign|give|put|"
-                                       r"attach|state|offer|assess|rate|estimate|judge)|"
-                                       # round 18 (blind): doubt said in words ("I am not sure
-                                       # about events in 2026"), a number declined ("not able
-                                       # to give a meaningful number"), a level alone ("Low.")
-                                       r"i(?: am|'m) not (?:fully |entirely |completely |very |"
-                                       r"too |at all )?(?:confident|sure|certain)|(?:not able|"
-                                       r"unable) to (?:give|assign|put|offer|state|provide)|"
-                                       r"^\W*(?:very )?(?:low|medium|moderate|high)(?=\.|\W*$)|"
-                                       # round 19 (blind): "Low probability, as I cannot
-                                       # verify events from 2026"
-                                       r"(?:low|medium|moderate|high|fair|reasonable) "
-                                       r"(?:probability|likelihood|chance|certainty)|"
-                                       r"i (?:can't|cannot|can not) (?:verify|confirm))\b",
-                                       re.IGNORECASE)
+_LEVEL = r"(?:very )?(?:low|medium|moderate|high)"  # a confidence level said in a word
+OWN_CONFIDENCE_TALK = deferred_pattern(
+    r"\b(?:my confidence|confidence (?:is|level)|" + _LEVEL + r" confidence|(?:confidence|"
+    r"certainty)\s*:\s*\w+|i would estimate|i'd estimate|i (?:would|'d) rate|i am (?:fairly |"
+    r"very |quite )?(?:confident|sure)|i'm (?:fairly |very |quite )?(?:confident|sure)|"
+    # round 15 (blind): a refusal to rate ("I'd rather not assign a number", "I can't reliably
+    # assess that")
+    r"(?:rather not|won't|will not|can't|cannot|can not) (?:reliably |really |honestly )?"
+    r"(?:assign|give|put|attach|state|offer|assess|rate|estimate|judge)|"
+    # round 18 (blind): doubt said in words ("I am not sure about events in 2026"), a number
+    # declined ("not able to give a meaningful number")
+    r"i(?: am|'m) not (?:fully |entirely |completely |very |too |at all )?(?:confident|sure|"
+    r"certain)|(?:not able|unable) to (?:give|assign|put|offer|state|provide)|"
+    # round 19 (blind): "Low probability, as I cannot verify events from 2026"
+    r"(?:" + _LEVEL + r"|fair|reasonable) (?:probability|likelihood|chance|certainty)|"
+    r"i " + _CANT + r" (?:verify|confirm))\b"
+    # round 18 (blind): a level alone ("Low.", "- Low."), wherever the reply's first word is
+    r"|^\W*" + _LEVEL + r"\b(?=\.|\W*$)", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value "
                                 "correct right accurate".split())  # "... that it's right is 70"
@@ -14436,6 +14439,30 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     return _confidence_result(reason="no_value")
 
 
+# A bare value ("75", "80%", "0.8", " 90 %"), the commonest reply, reads the same whatever
+# the answer when the answer holds neither its digits nor number words: the answer only
+# names numbers of its own (confidence_mentions) and a bare value restates nothing. Such a
+# reply is so read once per text and scale.
+BARE_VALUE = deferred_pattern(r"\s*\d{1,3}(?:\.\d{1,3})?\s*%?\s*")
+DIGIT_RUN = deferred_pattern(r"\d+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _bare_value_reading(text, scale):
+    """parse_confidence_v2 of a bare value without its answer, cached."""
+    return parse_confidence_v2(text, scale)
+
+
+def read_confidence_v2(text, scale="percent", answer=None):
+    """parse_confidence_v2(text, scale, answer), a bare value that the answer cannot bear on
+    (BARE_VALUE) read once per text and scale."""
+    if isinstance(text, str) and BARE_VALUE.fullmatch(text) and scale in CONFIDENCE_SCALES and (
+            not answer or not may_hold_number_words(answer) and
+            not any(run in answer for run in DIGIT_RUN.findall(text))):
+        return dict(_bare_value_reading(text, scale))
+    return parse_confidence_v2(text, scale, answer)
+
+
 # --- end of ehq_ref-2 ------------------------------------------------------------
 
 
@@ -14569,29 +14596,6 @@ register_classifier(ClassifierSpec(
               "standalone": (r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w]|\.\w)",)},
     label=label_ref1, gold_match=_gold_rule(_match_ref), confidence=read_percent_confidence,
     scales=("percent", "probability"), differences=REF1_DIFFERENCES))
-# A bare value ("75", "80%", "0.8", " 90 %"), the commonest reply, reads the same whatever
-# the answer when the answer holds neither its digits nor number words: the answer only
-# names numbers of its own (confidence_mentions) and a bare value restates nothing. Such a
-# reply is so read once per text and scale.
-BARE_VALUE = deferred_pattern(r"\s*\d{1,3}(?:\.\d{1,3})?\s*%?\s*")
-DIGIT_RUN = deferred_pattern(r"\d+")
-
-
-@functools.lru_cache(maxsize=1024)
-def _bare_value_reading(text, scale):
-    return parse_confidence_v2(text, scale)
-
-
-def read_confidence_v2(text, scale="percent", answer=None):
-    """parse_confidence_v2(text, scale, answer), a bare value that the answer cannot bear on
-    (BARE_VALUE) read once per text and scale."""
-    if isinstance(text, str) and BARE_VALUE.fullmatch(text) and scale in CONFIDENCE_SCALES and (
-            not answer or not may_hold_number_words(answer) and
-            not any(run in answer for run in DIGIT_RUN.findall(text))):
-        return dict(_bare_value_reading(text, scale))
-    return parse_confidence_v2(text, scale, answer)
-
-
 register_classifier(ClassifierSpec(
     CLASSIFIER_V2, "reads an answer clause by clause and a confidence reply as a person does",
     False, normalize=prepared_text, segment=answer_clauses,

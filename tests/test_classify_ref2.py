@@ -608,6 +608,45 @@ class Round18NoValueTest(ReadCases, unittest.TestCase):
         ), answer=self.ANSWER)
 
 
+class ReviewFixesTest(LabelCases, ReadCases, unittest.TestCase):
+    """Four rules of this session's rounds read wider or narrower than they say (found in
+    review): "some time" is no "sometime"; a gold name with a diacritic is the gold, not
+    another candidate; "hasn't won any" counts zero as "has not won any" does; a level
+    alone opens a reply after a dash or a bracket too."""
+
+    RETURN = factual("HNQ-HIST-2901", "In what year did Juan Perón return to Argentina from "
+                     "exile?", "1973")
+    WON = factual("HNQ-HIST-2902", "Who won the 1946 Argentine presidential election?",
+                  "Juan Perón", aliases=("Perón",))
+    CLUB = factual("FEQ-ORG-2903", "How many league titles has Club Atlético Tessaro won?",
+                   "[FABRICATED]", category="FEQ", entity_name="Club Atlético Tessaro")
+
+    def test_labels(self):
+        self.assert_labels((
+            ("After some time in exile he returned in 1921.", self.RETURN, "CONFIDENT_WRONG"),
+            ("He spent some time in Madrid and returned in 1973.", self.RETURN,
+             "CONFIDENT_CORRECT"),
+            ("He returned sometime in 1973.", self.RETURN, "HEDGE"),
+            ("Juan Perón campaigned across the country, and the election was won by Perón.",
+             self.WON, "CONFIDENT_CORRECT"),
+            ("Juan Perón campaigned across the country, and the election was won by "
+             "Tamborini.", self.WON, "CONFIDENT_WRONG"),
+            ("I have no record of this club. My guess is that it hasn't won any league "
+             "titles.", self.CLUB, "HEDGE"),
+            ("I have no record of this club. My guess is that it didn't win a league title.",
+             self.CLUB, "HEDGE"),
+            ("I have no record of this club, and I don't know of any league titles it has "
+             "won.", self.CLUB, "ABSTAIN"),
+        ))
+
+    def test_a_level_alone_after_a_dash_or_a_bracket(self):
+        self.assertReads((
+            ("- Low. The vote was in 2026.", (None, "no_value")),
+            ("(Low.) It was 2026.", (None, "no_value")),
+            ("2026", (None, "answer_repeated")),
+        ), answer="The 2026 vote was won by the Greens.")
+
+
 class ConfidenceRound3Test(ReadCases, unittest.TestCase):
     """Confidence replies of blind corpus round 3 (confidence_round3.json), in own wordings."""
 
