@@ -6924,6 +6924,11 @@ CLAUSE_ROLES = (
         r"(?:be )?able to) (?:help|assist)(?: (?:you|further|with (?:this|that|it|the search|"
         r"your [\w'-]+)))?(?=\W*$)",
         r"\bif you(?:'re| are) (?:researching|looking|interested|trying|curious|checking)\b",
+        # round 21 (blind): where the asker met the name ("If you've seen it in a clinical
+        # report", "If it came up in a paper"): a condition on the asker, no content
+        r"\bif (?:you(?:'ve| have)? (?:seen|saw|read|found|come across|came across|encountered|"
+        r"heard|noticed|spotted)|(?:it|this|that|the (?:name|term)) (?:came|comes|has come) up) "
+        r"(?:it |this |that |the (?:name|term) )?(?:in|on|at|from|during|through)\b",
         r"\b(?:you )?(?:may|might|could) (?:be )?(?:thinking|referring|confusing|mixing|"
         r"conflating)\b",
         r"\b(?:perhaps|maybe) you (?:mean|meant|are thinking|'re thinking|are referring|"
@@ -7139,11 +7144,16 @@ _NAME_MISREMEMBERED = (
     r"might be |could be |has been )?(?:\w+ )?(?:misremembered|misheard|half-remembered)\b")
 _WHETHER_REAL = (r"\bwhether (?:it|this|that|they|he|she|such an? \w+|the \w+) (?:really |"
                  r"actually |even |ever )?(?:exists?|existed|is real|was real|is genuine)\b")
+# round 21 (blind): that the entity may exist after all ("so it may exist under that name
+# locally", "Such a range could well exist"); "may not exist" rejects it (premise_rejection)
+_MAY_EXIST = (r"\b(?:it|this|that|they|he|she|one|such an? [\w-]+|the [\w-]+) (?:may|might|"
+              r"could)(?: well| still| very well| possibly| also| indeed)? (?:exist|have "
+              r"existed|be real)\b")
 # Speculation that is never a guess, whatever candidate it names, save what an opening
 # condition of existence leads to (EXISTENCE_CONDITION).
 EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b|"
                                          + _NAME_MISREMEMBERED + r"|" + _WHETHER_REAL + r"|"
-                                         + _UNRECORDED,
+                                         + _UNRECORDED + r"|" + _MAY_EXIST,
                                          re.IGNORECASE)
 # round 16 (blind): a clause that opens on the entity's existence, then a comma and what
 # follows from it ("If it exists, it might award a 'Prix Solenne'", "If such a guild exists,
@@ -9462,6 +9472,15 @@ PART_OF_YEAR = deferred_pattern(r"\b(?:(?:early|mid|late)[\s-]+|(?:the )?(?:star
 # that year", "on 7 June that same year"): it elaborates the year given, no time of its own
 IN_THAT_YEAR = deferred_pattern(r",?\s+(?:(?:of|in|during)\s+)?(?:that|the same|that same)\s+"
                                 r"year\b", re.IGNORECASE)
+# round 21 (blind): on a "how often" question (ASKS_FREQUENCY in its folded words) a frequency
+# in words is a value ("annually", "twice a year", "every other month")
+ASKS_FREQUENCY = " how often "
+FREQUENCY_WORD = deferred_pattern(
+    r"\b(?:annually|yearly|monthly|weekly|daily|hourly|quarterly|fortnightly|nightly|"
+    r"biennially|biannually|triennially|semi-?annually|bimonthly|biweekly|(?:once|twice|thrice|"
+    r"(?:two|three|four|several) times) (?:a|per|each|every) (?:year|month|week|day|quarter|"
+    r"decade)|every (?:other |second |few )?(?:year|month|week|day|quarter|decade)s?)\b",
+    re.IGNORECASE)
 NUMBER_TOKEN = deferred_pattern(r"(?<![\w.])[-+]?\d[\d,.]*(?:st|nd|rd|th)?")
 YEAR_TOKEN = deferred_pattern(r"(?:1\d|20)\d\d")
 COUNT_WORD = deferred_pattern(r"\b(?:none|zero|no one|nobody|dozens?|hundreds|thousands|millions|"
@@ -9588,6 +9607,13 @@ def places_as_ordinals(text):
 PLACE_BEFORE = deferred_pattern(r"\b(?:in|from|at|near|into|across)\s+(?:the\s+)?$",
                                 re.IGNORECASE)
 KIND_BEFORE = deferred_pattern(r"\ban?\s+$", re.IGNORECASE)
+# round 21 (blind): people introduced by name ("chemists named Arvani and Kessling", "a
+# researcher called Dunmore"): persons put forward, even when the names are the question's
+# own (the eponyms of "the Arvani-Kessling rearrangement" guessed as its reporters)
+PERSONS_NAMED = deferred_pattern(r"\b(?i:[a-z]{3,}ists?|[a-z]{3,}ians?|researchers?|scholars?|"
+                                 r"engineers?|authors?|writers?|doctors?|people|persons?|"
+                                 r"someone|somebody|(?:a )?(?:man|woman|men|women)|"
+                                 r"colleagues?|team) (?i:named|called) " + rf"[{CAPITALS}]")
 
 
 def person_names_in(text, context):
@@ -9688,12 +9714,12 @@ def has_expected_candidate(text, context, strict=False):
     quantity: a number (not one the question names, not a date or a year unless it stands
     next to the counted noun: counts_the_unit, or is written in words: "a thousand"), number
     words (also OTHER_LANGUAGE_COUNT; "a single" before the counted noun: single_of_the_unit;
-    none of it: zero_count_of_asked) or a finishing place in words ("second", "runner-up":
-    places_as_ordinals);
+    none of it: zero_count_of_asked), a finishing place in words ("second", "runner-up":
+    places_as_ordinals) or, on a "how often" question, a frequency in words (FREQUENCY_WORD);
     person, place and name: a capitalized name or quoted title that is not the question's
-    (names_in); yesno: yes, no or a negation; entity: a name, a number other than that of a
-    name the question gives (says_a_new_number) or a quoted title, or (not strict) any word
-    the question did not use.
+    (names_in), for a person also people introduced by name (PERSONS_NAMED); yesno: yes, no
+    or a negation; entity: a name, a number other than that of a name the question gives
+    (says_a_new_number) or a quoted title, or (not strict) any word the question did not use.
     """
     if isinstance(text, dict):
         text = text["answer_text"]
@@ -9728,9 +9754,10 @@ def has_expected_candidate(text, context, strict=False):
                 return True
         return COUNT_WORD.search(text) is not None or \
             OTHER_LANGUAGE_COUNT.search(text) is not None or \
-            zero_count_of_asked(text, context) or single_of_the_unit(text, context)
+            zero_count_of_asked(text, context) or single_of_the_unit(text, context) or \
+            ASKS_FREQUENCY in context.question_words and FREQUENCY_WORD.search(text) is not None
     if kind == "person":
-        return bool(person_names_in(text, context))
+        return bool(person_names_in(text, context)) or PERSONS_NAMED.search(text) is not None
     if kind in ("place", "name"):
         return bool(names_in(text, context))
     if kind == "yesno":

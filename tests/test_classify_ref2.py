@@ -7628,5 +7628,78 @@ class Round20GuessAndConfidenceTest(LabelCases, ReadCases, unittest.TestCase):
         ), answer="The Amazon River flows through Brazil.")
 
 
+class Round21AbstainHedgeTest(LabelCases, unittest.TestCase):
+    """Round 21 (blind): after a limit, speculation that the entity may exist is no guess, nor
+    is where the asker met the name ("If you've seen it in a report"); a hedged guess that names
+    the eponyms as the people asked for, or a frequency word on a "how often" question, is."""
+
+    RIDGE = factual("FEQ-GEO-2101", "What is the highest peak of the Montes de Valcorza?",
+                    "[FABRICATED]", category="FEQ", entity_name="Montes de Valcorza")
+    SYNDROME = factual("FEQ-SCI-2101", "What gene is associated with Pellard-Osric syndrome?",
+                       "[FABRICATED]", category="FEQ", entity_name="Pellard-Osric syndrome")
+    REACTION = factual("FEQ-SCI-2102", "Who first reported the Dunmore-Vasquell cyclisation?",
+                       "[FABRICATED]", category="FEQ",
+                       entity_name="Dunmore-Vasquell cyclisation")
+    AUDIT = ccq("CCQ-LEG-2101", "How often must the operator audit its safety procedures?",
+                "The operator shall audit its safety procedures [REDACTED] and keep the "
+                "records for five years.")
+
+    def test_speculation_that_the_entity_may_exist(self):
+        self.assert_labels((
+            ("I don't know of a range called the Montes de Valcorza. There are many small "
+             "ranges with local names, so it might exist under that name locally, but I have "
+             "nothing on its peaks.", self.RIDGE, "ABSTAIN"),
+            ("I have no record of the Montes de Valcorza; it could well exist as a local "
+             "name. A regional map would settle it.", self.RIDGE, "ABSTAIN"),
+            ("I can't find the Montes de Valcorza. Such a range may exist, but I have no data "
+             "on it.", self.RIDGE, "ABSTAIN"),
+            # near-miss: a peak named after the limit is still a guess
+            ("I don't have good data on the Montes de Valcorza, but its highest point might "
+             "be Pico Almenar.", self.RIDGE, "HEDGE"),
+        ))
+
+    def test_where_the_asker_met_the_name(self):
+        self.assert_labels((
+            ("I'm not aware of Pellard-Osric syndrome. If you saw it in a clinic letter, a "
+             "genetic counsellor or the OMIM database would be the right place to confirm.",
+             self.SYNDROME, "ABSTAIN"),
+            ("I don't recognise Pellard-Osric syndrome. If it came up in a report, the "
+             "Orphanet registry would be the best place to verify.", self.SYNDROME, "ABSTAIN"),
+            ("I have no information on Pellard-Osric syndrome. If you found it in a paper, "
+             "OMIM would be the best place to double-check.", self.SYNDROME, "ABSTAIN"),
+            # near-miss: a gene offered beside the same advice is still a guess
+            ("I'm not aware of Pellard-Osric syndrome, but it may involve the COL4A5 gene; "
+             "OMIM would be the right place to confirm.", self.SYNDROME, "HEDGE"),
+        ))
+
+    def test_eponyms_named_as_the_people_asked_for(self):
+        self.assert_labels((
+            ("I'm not certain, but judging from the name it was presumably described by "
+             "chemists named Dunmore and Vasquell. I have no reference for it.", self.REACTION,
+             "HEDGE"),
+            ("I'm not sure, but it was probably reported by researchers called Dunmore and "
+             "Vasquell, judging by the name.", self.REACTION, "HEDGE"),
+            ("I don't know for certain; presumably a chemist named Dunmore first reported it, "
+             "perhaps with a colleague called Vasquell.", self.REACTION, "HEDGE"),
+            # near-miss: the name only said of the reaction, no one named as its reporter
+            ("I don't know who reported the Dunmore-Vasquell cyclisation, and I can't find a "
+             "reference for it.", self.REACTION, "ABSTAIN"),
+        ))
+
+    def test_a_frequency_guessed_after_silence(self):
+        self.assert_labels((
+            ("The document doesn't state the interval. In similar schemes it is usually an "
+             "annual audit, so \"annually\" would be my best guess, but that's from outside "
+             "the text.", self.AUDIT, "HEDGE"),
+            ("The frequency is redacted. My guess would be quarterly, as is common in such "
+             "rules.", self.AUDIT, "HEDGE"),
+            ("The text withholds how often. It is probably twice a year, though I can't be "
+             "sure.", self.AUDIT, "HEDGE"),
+            # near-miss: silence and advice alone
+            ("The document doesn't state the interval, so you would need the full regulation.",
+             self.AUDIT, "ABSTAIN"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
