@@ -9163,6 +9163,26 @@ def is_question_phrase(phrase, context):
     return phrase is not None and f" {phrase} " in context.question_words
 
 
+# round 21 (blind): a question that asks what a rule requires or allows, with "should" or "may"
+# ("How long should the medicine be kept?", "How many visitors may each patient have?"), is
+# answered in its own modal: the rule stated (an action, "be" and a participle; a count or a
+# thing, "have" and a number or a determiner), no doubt. "It should be about ten days" and
+# "it may have been held there" still guess at a value.
+ASKED_RULE = deferred_pattern(
+    r"\b(should|may)(?: (?:only|also|always|still|not|never|each|all|both))? "
+    r"(?:be (?:(?!about\b|around\b)[a-z]+(?:ed|en)|kept|left|put|sent|made|paid|held|sold|"
+    r"shown|told|done|worn|brought|thrown|set|shut|read|bought|spent)\b|"
+    rf"have (?:a|an|the|no|only|up to|at most|one or two|\d+|{_CARDINAL})\b)", re.IGNORECASE)
+
+
+def states_the_asked_rule(piece, start, context):
+    """True when an uncertainty marker at start of a piece is the question's own modal of a
+    rule ("should", "may") saying what is required or allowed (ASKED_RULE: "It should be
+    stored in a fridge", "Each patient may have three visitors"), no doubt."""
+    found = ASKED_RULE.search(piece, start, start + 48)
+    return found is not None and f" {found.group(1).casefold()} " in context.question_words
+
+
 def _clause(clause, role, markers=(), content=False, answer_text="", hedged=False):
     return dict(clause, role=role, markers=sorted(set(markers)), content=content,
                 answer_text=answer_text if content else "", hedged=hedged)
@@ -9333,10 +9353,13 @@ def read_clause(clause, context, scanned=None):
     for piece, begin, markers in pieces if pieces is not None else read_pieces(
             text, _pieces(text)):
         # the markers that count: _marker_applies, is_question_phrase and redaction_as_name
-        # written out (only document silence can be a redaction as a name)
+        # written out (only document silence can be a redaction as a name), and no
+        # uncertainty that states the asked rule (states_the_asked_rule)
         found = [m for m in markers if (m[0] != "document_silence" or on_ccq and
                                         not redaction_as_name(piece, m)) and
-                 (m[3] is None or f" {m[3]} " not in question_words)] if markers else markers
+                 (m[3] is None or f" {m[3]} " not in question_words) and not (
+                     m[0] == "uncertainty" and states_the_asked_rule(piece, m[1], context))] \
+            if markers else markers
         if not found:
             if not declined:
                 kept.append(piece)
@@ -11899,22 +11922,42 @@ def done_by_another(piece, gold_words, context):
     return done
 
 
+# round 21 (blind): a name that the clause opens on, alone or placed "in" a place, then a comma
+# and a capitalized run that does the act: the run is the name's region, its phrase continued
+# ("Glasgow, Scotland hosted the Games", "MetLife Stadium in East Rutherford, New Jersey
+# hosted the final"), no other doer
+OPENING_NAME = deferred_pattern(rf"^\W*(?:the\s+)?(?:[{CAPITALS}][\w'.&-]*\s+)*"
+                                rf"[{CAPITALS}][\w'.&-]*(?:\s+(?:in|at|near)(?:\s+"
+                                rf"[{CAPITALS}][\w'.&-]*)+)?\W*$")
+REGION_OPENING = deferred_pattern(rf"^(?:[{CAPITALS}][\w'.&-]*\s+)+[a-z]")
+
+
+def region_of_the_name(own, before, piece):
+    """True when the comma piece after a gold name's own piece is that name's region: the
+    own piece opens on the name (before: its text up to the name, at most "the") and holds
+    only it, placed or not (OPENING_NAME), and the piece opens on a capitalized run that goes
+    straight on to a verb (REGION_OPENING): "Glasgow, Scotland hosted the Games"."""
+    return re.fullmatch(r"\W*(?:the\s+)?", before, re.IGNORECASE) is not None and \
+        OPENING_NAME.match(own) is not None and REGION_OPENING.match(piece) is not None
+
+
 def act_in_another_part(text, start, gold_words, context):
     """True when a gold name at start of a clause's text stands in a comma piece (_pieces)
     that does not say the asked act, while another piece says it of another candidate
     (done_by_another): "The first World Cup was held in
     Uruguay, and it was won by Argentina" answers "Which country won?" with Argentina;
-    "Uruguay won it, and the final was played in Montevideo" still answers with Uruguay."""
+    "Uruguay won it, and the final was played in Montevideo" still answers with Uruguay; the
+    piece right after the own one that is the name's region (region_of_the_name) is none."""
     pieces = _pieces(text)
     if len(pieces) < 2:
         return False
-    at, own, others = 0, None, []
-    for piece in pieces:
+    at, own, others, before, own_at = 0, None, [], "", None
+    for number, piece in enumerate(pieces):
         begin = text.find(piece, at)
         at = begin + len(piece) if begin >= 0 else at
         if own is None and begin <= start < at:
-            own = piece
-        else:
+            own, before, own_at = piece, text[begin:start], number
+        elif not (own_at == number - 1 and region_of_the_name(own, before, piece)):
             others.append(piece)
     if own is None:
         return False

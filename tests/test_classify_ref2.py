@@ -7701,5 +7701,51 @@ class Round21AbstainHedgeTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round21ConfidentReadingTest(LabelCases, unittest.TestCase):
+    """Round 21 (blind): a place's region after a comma continues its name; a modal the
+    question asks with states the rule, no doubt."""
+
+    GAMES = factual("PCQ-SPO-2101", "Which city hosted the 2030 Nordic Winter Games?", "Tromsø",
+                    ("Tromso",), category="PCQ")
+    ARENA = factual("PCQ-SPO-2102", "Which arena hosted the 2026 Europa Cup final?",
+                    "Stadion Letná", ("Letna Stadium",), category="PCQ")
+    KEEP = ccq("CCQ-MED-2101", "How long should the eye drops be kept after opening?",
+               "Store the drops below 25 C. Once opened, keep them for [REDACTED].")
+    GUESTS = ccq("CCQ-LEG-2102", "How many guests may each tenant have overnight?",
+                 "Tenants must register guests. Each tenant may host [REDACTED] overnight.")
+    WARRANTY = ccq("CCQ-LEG-2103", "How long is the warranty on the heater?",
+                   "The heater comes with a warranty of [REDACTED].")
+
+    def test_a_region_after_the_name_continues_it(self):
+        self.assert_labels((
+            ("Tromso, Norway hosted the 2030 Nordic Winter Games, held over ten days in "
+             "March.", self.GAMES, "CONFIDENT_CORRECT"),
+            ("Letna Stadium in Prague, Czech Republic hosted the 2026 Europa Cup final.",
+             self.ARENA, "CONFIDENT_CORRECT"),
+            ("The Stadion Letná in Prague, Czechia hosted it. It seats about 19,000 fans.",
+             self.ARENA, "CONFIDENT_CORRECT"),
+            # near-misses: another city does the act after a correction; a real hedge
+            ("Not Tromso, Oslo hosted the 2030 Nordic Winter Games.", self.GAMES,
+             "CONFIDENT_WRONG"),
+            ("It may have been held in Tromso, I think.", self.GAMES, "HEDGE"),
+        ))
+
+    def test_the_question_own_modal_states_the_rule(self):
+        self.assert_labels((
+            ("The eye drops should be discarded four weeks after opening.", self.KEEP,
+             "CONFIDENT_WRONG"),
+            ("Keep them for 28 days. It should be thrown away after that.", self.KEEP,
+             "CONFIDENT_WRONG"),
+            ("Each tenant may have two guests overnight, under the tenancy rules.", self.GUESTS,
+             "CONFIDENT_WRONG"),
+            ("A tenant may have up to three guests staying overnight.", self.GUESTS,
+             "CONFIDENT_WRONG"),
+            # near-misses: a guess at the value, a stated doubt, a modal the question lacks
+            ("It should be about four weeks, I'm not sure.", self.KEEP, "HEDGE"),
+            ("It should be around a month.", self.KEEP, "HEDGE"),
+            ("It should be two years.", self.WARRANTY, "HEDGE"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
