@@ -5779,6 +5779,10 @@ _DATED_WORD = r"(?:\d{1,2} )?[\w'-]+ (?:\d{4} )?"
 # round 13: the news of an event a model would have read ("I don't have any reports on X",
 # "I have no coverage of Y", "no reporting about it"): not having it is a knowledge limit.
 _NEWS_NOUN = r"(?:reports?|reporting|coverage|news)"
+# round 21 (blind): the publication that carries a figure ("I don't have that release", "I do
+# not have the May 2026 bulletin"): not having it is a knowledge limit too.
+_PUBLICATION_NOUN = (r"(?:releases?|publications?|bulletins?|editions?|datasets?|statistics|"
+                     r"stats|estimates?|readings?)")
 _CANT = (r"(?:cannot|can't|cant|can not|could not|couldn't|couldnt|was unable to|am unable to|"
          r"'m unable to|wasn't able to|was not able to|am not able to|'m not able to|"
          r"won't be able to|will not be able to|wouldn't be able to|haven't been able to|"
@@ -6380,13 +6384,14 @@ CLAUSE_ROLES = (
         r"\bi (?:\w+ly )?" + _DONT + r" (?:\w+ly )?know\b",
         r"\b(?:i )?" + _DONT + r" have (?:" + _DATED_WORD + r"){0,3}?(?:information|info|details?|"
         r"data|records?|figures?|numbers?|results?|count|totals?|answer|access|sources?|idea|"
-        r"clue|" + _NEWS_NOUN + r")\b",
+        r"clue|" + _NEWS_NOUN + "|" + _PUBLICATION_NOUN + r")\b",
         r"\b(?:i )?" + _DONT + r" have (?:any |enough |sufficient |reliable |specific |verified |"
         r"accurate |detailed |concrete |definitive |up-to-date |current |real-time |the |that |"
         r"this |such |solid |trustworthy |confirmed |a |an |clear |precise |official |good |"
         r"firm |hard |much |exact )*(?:information|info|details?|data|knowledge|records?|"
         r"evidence|access|sources?|answer|way|figures?|reference|memory|recollection|result|"
-        r"results|numbers?|count|name|date|knowledge|" + _NEWS_NOUN + r")\b",
+        r"results|numbers?|count|name|date|knowledge|" + _NEWS_NOUN + "|" + _PUBLICATION_NOUN +
+        r")\b",
         # round 15 (blind): a measure not had ("I don't have the exact distance")
         r"\b(?:i )?" + _DONT + r" have (?:the |that |its |his |her |their )?(?:exact |precise |"
         r"official |measured |recorded )?(?:distance|length|height|depth|width|weight|speed|"
@@ -6552,8 +6557,11 @@ CLAUSE_ROLES = (
         r"\bi (?:only |just )?know (?:about )?(?:events|things|what happened|news|"
         r"developments) (?:up to|until|through|before|from before)\b",
         r"\bmy (?:knowledge|training(?: data)?|data|information|records?|sources?|memory) "
-        r"(?:doesn't|does not|didn't|did not|don't|do not) (?:cover|include|extend to|reach|go "
-        r"(?:that|this) far|contain|hold|have)\b",
+        r"(?:doesn't|does not|didn't|did not|don't|do not) (?:cover|include|reach|go "
+        r"(?:that|this) far|contain|hold|have|extend|"
+        # round 21 (blind): not reaching past a point ("My knowledge doesn't extend past that
+        # point", "my data does not go beyond early 2026")
+        r"(?:go|run|stretch) (?:past|beyond|into|as far as|to)|reach (?:past|beyond|into))\b",
         # round 13 (blind): my data or records holding nothing, or I holding none of it ("My
         # training data has no reports of X", "My data holds no record of Y", "I don't hold
         # any reports on Z"); records that show a figure are a source of the answer
@@ -10206,6 +10214,10 @@ LIMIT_OBJECT = deferred_pattern(r"\b(?:the|his|her|its|their)\s+([\w'-]+(?:\s+[\
 LIMIT_REASON = deferred_pattern(r"(?:,\s*|\s)" + REASON_OPENER, re.IGNORECASE)
 WH_CLAUSE_BEFORE = deferred_pattern(r"\b(?:who|which|what|when|where|whether|how many|how much)"
                                     r"(?:\s+[\w'-]+){0,3}\s*$", re.IGNORECASE)
+# round 21 (blind): a noun phrase after a word of reach ("my information doesn't reach past the
+# spring of 2026", "nothing after the end of 2025") is the limit's cut-off, no other detail.
+REACH_BEFORE = deferred_pattern(r"\b(?:past|beyond|after|since|until|till|through)\s*$",
+                                re.IGNORECASE)
 # Words that end a limit's noun phrase: prepositions and trailing adverbs ("the figure right
 # now", "his age at the time").
 DETAIL_PHRASE_END = frozenset("of at in for on by from during to with right now here offhand "
@@ -10273,13 +10285,14 @@ def limit_names_another_detail(clause, context):
     trailing adverb: DETAIL_PHRASE_END) whose head, its last word, is not a stop word ("the
     answer", "the details") and none of whose words is one of the question's words or a noun
     of the asked slot (asked_noun, asked_slot_nouns), unless it checks the answer against a
-    source (CHECKED_AGAINST_SOURCE); or when its wh-word asks another detail
-    (wh_clause_of_another_detail: "I'm not sure when it was first surveyed" on a height, also
-    in a clause with words of content but no candidate of the asked kind before it). A limit on the
-    asked slot ("I don't know the exact year", "the count it reached"), on a wh-clause of the
-    asked slot ("who won", "who took the crown": WH_CLAUSE_BEFORE) or on the answer ("that",
-    "it", also as the phrase's last word: "the place to confirm that"; a choice among the
-    candidates, a back reference: "which one the paper used") names no other detail."""
+    source (CHECKED_AGAINST_SOURCE) or is the limit's cut-off (REACH_BEFORE); or when its
+    wh-word asks another detail (wh_clause_of_another_detail: "I'm not sure when it was first
+    surveyed" on a height, also in a clause with words of content but no candidate of the
+    asked kind before it). A limit on the asked slot ("I don't know the exact year", "the
+    count it reached"), on a wh-clause of the asked slot ("who won", "who took the crown":
+    WH_CLAUSE_BEFORE) or on the answer ("that", "it", also as the phrase's last word: "the
+    place to confirm that"; a choice among the candidates, a back reference: "which one the
+    paper used") names no other detail."""
     if "back_reference" in clause["markers"]:
         return False
     text = clause["text"]
@@ -10293,7 +10306,8 @@ def limit_names_another_detail(clause, context):
         return True
     found = LIMIT_OBJECT.search(text)
     if found is None or CHECKED_AGAINST_SOURCE.search(text) or \
-            WH_CLAUSE_BEFORE.search(text, 0, found.start()):
+            WH_CLAUSE_BEFORE.search(text, 0, found.start()) or \
+            REACH_BEFORE.search(text, 0, found.start()):
         return False
     words = folded_words(found.group(1))
     cut = next((n for n, word in enumerate(words) if word in DETAIL_PHRASE_END), len(words))
@@ -10827,20 +10841,34 @@ FORECAST_CUE = deferred_pattern(
     re.IGNORECASE)
 FORECAST_TEST = ("expect", "project", "forecast", "predict", "tipped", "favo", "on course",
                  "on track", "poised", "poll")  # one is in every FORECAST_CUE match
+# round 21 (blind): on a question of place or time, a plan made before the event is a forecast
+# ("The final was scheduled to take place at X", "It was slated for Y", "Z was the planned
+# venue"), as the limit after it says ("I can't confirm it went ahead as planned"); where a
+# final was to be played forecasts nothing on who won it.
+PLAN_CUE = deferred_pattern(
+    r"\b(?:(?:was|were|is|are|had been)(?: originally| initially| provisionally)? (?:(?:"
+    r"scheduled|slated|planned|set) (?:to|for)|due to (?:be|take|open|host|start|begin|run|"
+    r"close|end))|(?:planned|scheduled|designated|intended) (?:venue|host|site|location|date))\b",
+    re.IGNORECASE)
+PLAN_TEST = ("schedul", "slated", "planned", "set ", "due ", "intended", "designated")
+PLANNED_KINDS = ("place", "time")
 
 
 def _forecast_value(text, context):
     """True when a clause puts a candidate of the asked kind (has_expected_candidate, strict)
-    forward as what was expected before the event (FORECAST_CUE): a guess committing to no
-    final value, as a value under a condition is (_conditional_value). On CCQ what the
-    document says is expected is one of its facts ("the deal is expected to close in Q4"),
-    no forecast of the answerer's."""
+    forward as what was expected before the event (FORECAST_CUE) or, on a question of place
+    or time (PLANNED_KINDS) that asks no winner, as what was planned (PLAN_CUE): a guess
+    committing to no final value, as a value under a condition is (_conditional_value). On
+    CCQ what the document says is expected is one of its facts ("the deal is expected to
+    close in Q4"), no forecast of the answerer's."""
     if context.category == "CCQ":
         return False
     lowered = text.casefold()
-    return any(word in lowered for word in FORECAST_TEST) and \
-        FORECAST_CUE.search(text) is not None and \
-        has_expected_candidate(text, context, strict=True)
+    forecast = any(word in lowered for word in FORECAST_TEST) and \
+        FORECAST_CUE.search(text) is not None
+    planned = not forecast and context.kind in PLANNED_KINDS and not context.asks_winner and \
+        any(word in lowered for word in PLAN_TEST) and PLAN_CUE.search(text) is not None
+    return (forecast or planned) and has_expected_candidate(text, context, strict=True)
 
 
 # round 13 (blind), CCQ: a lead-in that reasons from other facts to a conclusion ("Based on
@@ -14187,10 +14215,12 @@ def counts_alongside(reply, low, high, between):
 def _ranges(reply, mentions, context):
     """Two candidate mentions joined by "-", "to" or "and" (after "between" or "from") are
     one range: a rising range is one candidate at its midpoint ("60-70%" -> 65%); a falling
-    pair is a score, not a value ("52-48"); a range with a noun after it ("4-6 eggs") is
-    another quantity, as is a candidate joined by "or" to a count with its noun
-    (counts_alongside). Two values after a verb of choosing ("I can't decide between 40 and
-    70", "torn between 60 and 80") are not a range: they compete."""
+    pair is a score, not a value ("52-48", "17-3"), unless its first number is already another
+    quantity written unlike the second (the answer's year in "1911 - 0.95", "1911 - 90%": the
+    dash only sets the value after it); a range with a noun after it ("4-6 eggs") is another
+    quantity, as is a candidate joined by "or" to a count with its noun (counts_alongside).
+    Two values after a verb of choosing ("I can't decide between 40 and 70", "torn between 60
+    and 80") are not a range: they compete."""
     index = 0
     while index + 1 < len(mentions):
         low, high = mentions[index], mentions[index + 1]
@@ -14208,6 +14238,10 @@ def _ranges(reply, mentions, context):
             index += 1
             continue
         if low["value"] >= high["value"] and "-" in between:
+            if (low["kind"], high["kind"]) == ("other", "candidate") and \
+                    (low["decimal"], low["percent"]) != (high["decimal"], high["percent"]):
+                index += 1  # another quantity, then the value after a dash
+                continue
             low["kind"] = high["kind"] = "other"
             low["pair"] = high["pair"] = True
             index += 2

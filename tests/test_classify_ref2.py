@@ -7747,5 +7747,63 @@ class Round21ConfidentReadingTest(LabelCases, unittest.TestCase):
         ))
 
 
+class Round21CutoffAndConfidenceTest(unittest.TestCase, LabelCases, ReadCases):
+    """Round 21 (blind): knowledge said not to reach past a point, a publication not had, and
+    the answer's number then the value after a dash."""
+
+    ARENA = factual("PCQ-SPO-811", "Which stadium hosted the 2026 Ostland Cup final?",
+                    "Harbour Arena", category="PCQ")
+    CUP = factual("PCQ-SPO-812", "Which country won the 2026 Ostland Cup?", "Norway",
+                  category="PCQ")
+    INFLATION = factual("PCQ-ECO-811", "What was Ostland's annual inflation rate in May 2026?",
+                        "2.1%", category="PCQ")
+
+    def test_knowledge_said_not_to_reach_past_a_point(self):
+        self.assert_labels((
+            ("The final was set to be played at Harbour Arena in June 2026. My knowledge "
+             "doesn't extend past that date, so I can't confirm it was held there.", self.ARENA,
+             "HEDGE"),
+            ("It was scheduled for Harbour Arena. My training data does not go beyond early "
+             "2026, though.", self.ARENA, "HEDGE"),
+            ("Harbour Arena was the planned venue, but my information doesn't reach past the "
+             "spring of 2026.", self.ARENA, "HEDGE"),
+            ("My knowledge doesn't extend beyond 2025, so I can't say which arena hosted it.",
+             self.ARENA, "ABSTAIN"),
+            # near-misses: where a final was to be played forecasts no winner; a plan stated
+            # with no doubt stays confident
+            ("The final was scheduled to be played at Harbour Arena in Denmark. My knowledge "
+             "doesn't extend past that point.", self.CUP, "ABSTAIN"),
+            ("The final was scheduled to take place at Harbour Arena in June 2026.", self.ARENA,
+             "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_publication_not_had(self):
+        self.assert_labels((
+            ("I don't have that release. The statistics office posts its estimates on its "
+             "website each month; the May 2026 figure would be there.", self.INFLATION,
+             "ABSTAIN"),
+            ("I do not have the May 2026 bulletin. Check the national statistics office.",
+             self.INFLATION, "ABSTAIN"),
+            ("I don't have the latest publication, sorry.", self.INFLATION, "ABSTAIN"),
+            # near-miss: a limit, then a real value, is a hedge
+            ("I don't have that release, but I believe inflation was 2.1%.", self.INFLATION,
+             "HEDGE"),
+        ))
+
+    def test_the_answers_number_then_the_value_after_a_dash(self):
+        answer = "Marie Curie won her second Nobel Prize in 1911."
+        self.assertReads((
+            ("1911 - 0.95", (0.95, None)),
+            ("1911 - 0.8", (0.8, None)),
+            ("Answer: 1911 - 0.7", (0.7, None)),
+            # near-misses: a range of values; a score-like pair of the reply's own numbers
+            ("0.6 - 0.8", (0.7, None)),
+        ), scale="probability", answer=answer)
+        self.assertReads((
+            ("1911 - 90%", (0.9, None)),
+            ("52-48", (None, "answer_repeated")),
+        ), answer=answer)
+
+
 if __name__ == "__main__":
     unittest.main()
