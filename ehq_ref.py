@@ -7280,19 +7280,19 @@ NEGATED = deferred_pattern(
     r"(?:\b(?:not|no|none|never|nor|neither|nobody|nothing|nowhere|without)\b"
     r"|n't\b)(?!(?: \w+){0,3} until\b)", re.IGNORECASE)
 
+# a complement that states nothing: no verb of a statement follows in its sentence
+_UNSTATING = r"(?![^.;:]*\b(?:was|were|is|are|as|being|won|went)\b)"
 # round 9: a doubt's complement that names the asked slot and states nothing of it ("I'm
 # unable to confirm the outcome of Peru's runoff"): the names in it are the question's topic,
-# not a candidate, while "the winner of the race was X" states one.
+# not a candidate, while "the winner of the race was X" states one (_UNSTATING).
 DOUBTED_SLOT = deferred_pattern(
     r"^\W*(?:the|its|his|her|their) (?:(?:exact|final|official|actual|precise|real) )?"
     r"(?:outcome|result|winner|victor|figure|number|count|total|date|year|name|identity|answer|"
-    r"value|amount|price|level|rate)s? (?:of|for|in|at|from)\b"
-    r"(?![^.;:]*\b(?:was|were|is|are|as|being|won|went)\b)", re.IGNORECASE)
+    r"value|amount|price|level|rate)s? (?:of|for|in|at|from)\b" + _UNSTATING, re.IGNORECASE)
 # round 19 (blind): a doubt's complement that is only a kind of information, of a period or
 # topic ("I can't verify the details of events from July 2026", "unable to confirm information
 # about events after 2025"), or only the sources one would check ("I'd check a current news
 # source or the Registradur\u00eda's results page"): it doubts no answer and names no candidate.
-_UNSTATING = r"(?![^.;:]*\b(?:was|were|is|are|as|being|won|went)\b)"
 DOUBTED_DETAILS = deferred_pattern(
     r"^\W*(?:(?:the|any|its|his|her|their) )?(?:(?:exact|full|latest|precise|specific) )?"
     r"(?:details|information|info|facts|specifics|particulars|news|reports) (?:of|about|on|for|"
