@@ -15966,6 +15966,15 @@ class Secrets:
 # Redirects are never followed (an API POST must not silently turn into a GET).
 # abort() shuts every socket down at once (Ctrl+C): the calls in flight raise
 # Cancelled instead of failing.
+#
+# http.client opens the connections (TLS, proxy tunnels); the exchange on them is
+# written here, because http.client's costs most of a call's CPU at 32 workers:
+# it sends the head and the body in two writes (two wake-ups of the server) and
+# parses every reply's headers with the email package. A request goes out in
+# one write; a reply is read as RFC 9112 frames it (status line, header lines,
+# then a body delimited by Content-Length, by chunks or by the connection's
+# close), with http.client's limits and exceptions (65,536 bytes a line, 100
+# headers; BadStatusLine, IncompleteRead, RemoteDisconnected for no reply).
 
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 POOL_SIZE = 8  # idle connections a thread keeps; the least recently used is closed first
@@ -16049,24 +16058,146 @@ def _transport_failure(error, host, ca_file):
     return None
 
 
-def _read_reply(reply):
-    """(status, lower-cased headers, body bytes, reusable) of a response of at most
-    MAX_RESPONSE_BYTES.
+HTTP_MAX_LINE = 65536  # a status, header or chunk-size line longer than this is refused
+HTTP_MAX_HEADERS = 100
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
 
-    A body cut short raises IncompleteRead; a body too large raises TransportError.
+
+def host_header(host, port, default_port):
+    """The Host header of an origin: the name (IDNA-encoded when not ASCII, an IPv6 address in
+    brackets), with ":port" when the port is not the scheme's default."""
+    try:
+        name = host.encode("ascii").decode("ascii")
+    except UnicodeEncodeError:
+        name = host.encode("idna").decode("ascii")
+    if ":" in name:
+        name = f"[{name}]"
+    return name if port == default_port else f"{name}:{port}"
+
+
+def request_head(target, host, headers, length):
+    """The head of a POST of ``length`` body bytes, as bytes: the request line, then Host,
+    Accept-Encoding: identity and Content-Length, then ``headers`` in their order.
+
+    A header name that is not an HTTP token, or a value holding CR, LF or NUL, raises
+    ValueError naming the header (never its value, which may be a key).
     """
-    declared = reply.getheader("Content-Length")
-    too_large = TransportError("transport", f"response larger than {MAX_RESPONSE_BYTES} bytes")
-    if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+    lines = [f"POST {target} HTTP/1.1", f"Host: {host}", "Accept-Encoding: identity",
+             f"Content-Length: {length}"]
+    for name, value in headers.items():
+        value = str(value)
+        if not name or not name.isascii() or any(c in name for c in ' \t\r\n:()<>@,;"/[]?={}'):
+            raise ValueError(f"not a usable HTTP header name: {name!r}")
+        if "\r" in value or "\n" in value or "\0" in value:
+            raise ValueError(f"the value of the HTTP header {name} holds a line break or NUL")
+        lines.append(f"{name}: {value}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _http_line(stream, what):
+    """One line of a reply (b"" at the end of the stream); longer than HTTP_MAX_LINE raises."""
+    line = stream.readline(HTTP_MAX_LINE + 1)
+    if len(line) > HTTP_MAX_LINE:
+        raise http_client.LineTooLong(what)
+    return line
+
+
+def read_http_headers(stream):
+    """{lower-cased name: value} of the header lines up to the blank line (the last of a
+    repeated name wins; a folded line continues the header before it, after one space)."""
+    headers, last = {}, None
+    for _ in range(HTTP_MAX_HEADERS + 1):
+        line = _http_line(stream, "header line")
+        if line in (b"\r\n", b"\n", b""):
+            return headers
+        text = line.decode("latin-1").strip()
+        if line[:1] in (b" ", b"\t") and last is not None:
+            headers[last] = f"{headers[last]} {text}"
+            continue
+        name, colon, value = text.partition(":")
+        if not colon or not name or name != name.rstrip():
+            raise http_client.HTTPException("a malformed header line in the reply")
+        last = name.lower()
+        headers[last] = value.strip()
+    raise http_client.HTTPException(f"got more than {HTTP_MAX_HEADERS} headers")
+
+
+def _read_chunked(stream, limit, too_large):
+    """The body of a chunked reply (its trailer lines read and dropped)."""
+    parts, size = [], 0
+    while True:
+        line = _http_line(stream, "chunk size")
+        digits = line.split(b";", 1)[0].strip()
+        if not digits or digits.strip(_HEX_DIGITS):
+            if not line:
+                raise http_client.IncompleteRead(b"".join(parts))
+            raise http_client.HTTPException("a malformed chunk size in the reply")
+        length = int(digits, 16)
+        if not length:
+            read_http_headers(stream)
+            return b"".join(parts)
+        size += length
+        if size > limit:
+            raise too_large
+        data = stream.read(length)
+        if len(data) < length:
+            raise http_client.IncompleteRead(b"".join(parts) + data, length - len(data))
+        parts.append(data)
+        if _http_line(stream, "chunk end") not in (b"\r\n", b"\n"):
+            raise http_client.HTTPException("a chunk of the reply is not followed by CRLF")
+
+
+def read_http_head(stream):
+    """(status, lower-cased headers, whether the connection stays open) of the reply read
+    from a buffered binary ``stream``, up to its body; 1xx interim replies are skipped.
+
+    It stays open unless the reply says "Connection: close", or is HTTP/1.0 without
+    keep-alive. No reply at all raises RemoteDisconnected; a line that is not an
+    HTTP/1.x status line BadStatusLine.
+    """
+    while True:
+        line = _http_line(stream, "status line")
+        if not line:
+            raise http_client.RemoteDisconnected("the server closed the connection without "
+                                                 "a reply")
+        version, _, rest = line.rstrip(b"\r\n").partition(b" ")
+        code = rest[:3]
+        if version not in (b"HTTP/1.1", b"HTTP/1.0") or not code.isdigit() or \
+                rest[3:4] not in (b"", b" "):
+            raise http_client.BadStatusLine("not an HTTP/1.x status line")
+        status, headers = int(code), read_http_headers(stream)
+        if status >= 200 or status < 100:
+            break
+    tokens = {token.strip().lower() for token in headers.get("connection", "").split(",")}
+    return status, headers, "close" not in tokens if version == b"HTTP/1.1" else \
+        "keep-alive" in tokens
+
+
+def read_http_body(stream, status, headers, keeps, limit=None):
+    """(body bytes, whether the connection can be reused) of a reply whose head
+    read_http_head read. The body ends where RFC 9112 says: none for 204 and 304;
+    the chunks when Transfer-Encoding is chunked; Content-Length bytes; else the
+    connection's close (which leaves nothing to reuse). A body cut short raises
+    IncompleteRead, one over ``limit`` bytes (default MAX_RESPONSE_BYTES) a TransportError."""
+    limit = MAX_RESPONSE_BYTES if limit is None else limit
+    too_large = TransportError("transport", f"response larger than {limit} bytes")
+    if status in (204, 304):
+        return b"", keeps
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        return _read_chunked(stream, limit, too_large), keeps
+    declared = headers.get("content-length")
+    if declared is not None and declared.isdigit():
+        length = int(declared)
+        if length > limit:
+            raise too_large
+        data = stream.read(length)
+        if len(data) < length:
+            raise http_client.IncompleteRead(data, length - len(data))
+        return data, keeps
+    data = stream.read(limit + 1)  # delimited by the connection's close
+    if len(data) > limit:
         raise too_large
-    if declared and declared.isdigit():
-        data = reply.read()  # raises IncompleteRead when the body is cut short
-    else:  # chunked or delimited by closing: read at most the limit
-        data = reply.read(MAX_RESPONSE_BYTES + 1)
-    if len(data) > MAX_RESPONSE_BYTES:
-        raise too_large
-    headers = {k.lower(): v for k, v in reply.getheaders()}
-    return reply.status, headers, data, reply.isclosed() and not reply.will_close
+    return data, False
 
 
 class HTTPTransport:
@@ -16129,10 +16260,12 @@ class HTTPTransport:
         sent_headers = dict(headers, **{"Content-Type": "application/json",
                                         "User-Agent": f"ehq_ref/{__version__}"})
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        origin = host_header(host, port, 443 if scheme == "https" else 80)
         if proxy and scheme == "http":  # a plain-HTTP proxy takes the whole URL
             target = url
             sent_headers.update(_proxy_authorization(proxy))
         data = canonical_json(body).encode("utf-8")
+        head = request_head(target, origin, sent_headers, len(data))
         connection = self._take(key)
         reused = connection is not None
         while True:
@@ -16142,10 +16275,11 @@ class HTTPTransport:
             try:
                 if connection.sock.gettimeout() != read_timeout:  # settimeout is a system call
                     connection.sock.settimeout(read_timeout)
-                connection.request("POST", target, body=data, headers=sent_headers)
-                reply = connection.getresponse()
-                sending = False
-                status, reply_headers, payload, reusable = _read_reply(reply)
+                connection.sock.sendall(head + data)  # head and body in one write
+                with connection.sock.makefile("rb") as stream:
+                    status, reply_headers, keeps = read_http_head(stream)
+                    sending = False
+                    payload, reusable = read_http_body(stream, status, reply_headers, keeps)
             except BaseException as error:
                 self._discard(connection)
                 if reused and sending and _closed_before_reply(error) and \
@@ -17254,6 +17388,15 @@ class ResponseCache:
 # registered at run time exists only in this process: with one, reading stays
 # here, and so it does with --reproducible, whose events (where a record lands
 # among the requests) must not depend on the machine.
+#
+# Who may read here depends on who calls. A run on one worker (the offline
+# model, or --concurrency 1) reads an exchange itself when the child is behind,
+# so it never waits idle. A run on several workers never does: a reading here
+# holds the interpreter lock for milliseconds (the first one, which compiles the
+# classifiers' patterns, for a quarter of a second) while every other worker
+# waits with its reply in hand; its exchanges go to the child through a queue
+# and a feeding thread, so no worker waits on the pipe either, even while the
+# child is still starting.
 
 READ_PROCESS_MIN_UNITS = 200  # fewer answers than this: starting a process does not pay
 READER_ENVIRONMENT = ("PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL",
@@ -17347,8 +17490,10 @@ class ExchangeReader:
     taking the child's replies never waits for a writer.
     """
 
-    def __init__(self, process=False):
-        self._child, self._waiting = None, {}
+    def __init__(self, process=False, *, shared=False):
+        """``shared``: the calls run on several workers, so every exchange goes to the child
+        (a feeding thread writes it down the pipe) and none is read by its caller."""
+        self._child, self._waiting, self._feed = None, {}, None
         self._lock, self._writing = threading.Lock(), threading.Lock()
         self._numbers = itertools.count()
         if process:
@@ -17363,6 +17508,12 @@ class ExchangeReader:
         if self._child is not None:
             threading.Thread(target=self._collect, args=(self._child, ), name="ehq_ref-reader",
                              daemon=True).start()
+            if shared:
+                self._feed = queue.SimpleQueue()
+                self._feeder = threading.Thread(target=self._feed_child,
+                                                args=(self._child, self._feed),
+                                                name="ehq_ref-reader-feed", daemon=True)
+                self._feeder.start()
 
     @property
     def in_child(self):
@@ -17373,13 +17524,16 @@ class ExchangeReader:
         exchange = (answer, item, confidence, scale)
         with self._lock:
             child = self._child
-            if child is not None and len(self._waiting) >= READ_AHEAD:
+            if child is not None and self._feed is None and len(self._waiting) >= READ_AHEAD:
                 child = None  # the child is behind: this one is read here
             if child is not None:
                 number = next(self._numbers)
                 reading = self._waiting[number] = _Reading(exchange)
         if child is not None:
             line = json.dumps([number, *exchange]).encode("utf-8") + b"\n"
+            if self._feed is not None:
+                self._feed.put(line)
+                return reading
             try:
                 with self._writing:
                     child.stdin.write(line)
@@ -17389,6 +17543,17 @@ class ExchangeReader:
                 self._lost()
                 return reading
         return _Reading(exchange, read_exchange(*exchange))
+
+    def _feed_child(self, child, lines):
+        """Write the queued lines down the child's pipe until None comes; a write that fails
+        (the child is gone) hands every waiting reading back to be read by its caller."""
+        try:
+            for line in iter(lines.get, None):
+                with self._writing:
+                    child.stdin.write(line)
+                    child.stdin.flush()
+        except (OSError, ValueError):
+            self._lost()
 
     def _collect(self, child):
         """The child's replies, handed to the readings waiting for them. A line that is not a
@@ -17421,6 +17586,9 @@ class ExchangeReader:
             child, self._child, self._process = self._process, None, None
         if child is None:
             return
+        if self._feed is not None:  # the feeder ends after the lines queued before None
+            self._feed.put(None)
+            self._feeder.join(1.0)
         if not self._writing.acquire(timeout=1.0):  # a writer is stuck on a full pipe
             child.kill()  # its write now fails, and it lets go
             self._writing.acquire()
@@ -18926,7 +19094,8 @@ def _collect(ctx, work, paths, prompts, progress):
         return not isinstance(entry[1], AskedItem) or entry[1].reading.done.is_set()
 
     answers = sum(1 for unit in work if unit[2] is None)
-    ctx.reader = ExchangeReader(process=reads_in_child(answers, ctx.options.reproducible))
+    ctx.reader = ExchangeReader(process=reads_in_child(answers, ctx.options.reproducible),
+                                shared=ctx.concurrency != 1)
     records = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop)
     written, waiting = [], collections.deque()
     try:

@@ -621,12 +621,13 @@ class ReadingBesideTheCallsTest(RunnerCase):
     """Labelling in a child process (a long run on several CPUs) gives the same run."""
 
     def run_reading(self, in_child, output, **changes):
-        started = []
+        started, self.shared = [], []
 
         class Watched(ehq_ref.ExchangeReader):
-            def __init__(self, process=False):
-                super().__init__(process)
-                started.append(self.in_child)
+            def __init__(inner, process=False, **options):
+                super().__init__(process, **options)
+                started.append(inner.in_child)
+                self.shared.append(options.get("shared", False))
 
         saved = ehq_ref.ExchangeReader, ehq_ref.reads_in_child
         ehq_ref.ExchangeReader = Watched
@@ -651,6 +652,12 @@ class ReadingBesideTheCallsTest(RunnerCase):
     def test_a_threaded_run_read_in_a_child_has_the_same_records_and_reports(self):
         self.assert_same_run(self.run_reading(False, "here", concurrency=4),
                              self.run_reading(True, "child", concurrency=4))
+        # the context's idle reader, the run's (its workers never read), the one left after
+        self.assertEqual(self.shared, [False, True, False])
+
+    def test_a_run_on_one_worker_may_read_here(self):
+        self.run_reading(True, "one")
+        self.assertEqual(self.shared, [False, False, False])
 
     def test_when_a_run_reads_in_a_child(self):
         many = ehq_ref.READ_PROCESS_MIN_UNITS
@@ -724,11 +731,11 @@ class ReaderEnvironmentTest(unittest.TestCase):
 class ReaderFaultTest(unittest.TestCase):
     """The child reader failing in odd ways: the run reads here and nothing hangs."""
 
-    def reader_with(self, code):
+    def reader_with(self, code, **options):
         saved = ehq_ref.READER_CODE
         ehq_ref.READER_CODE = code
         try:
-            reader = ehq_ref.ExchangeReader(process=True)
+            reader = ehq_ref.ExchangeReader(process=True, **options)
         finally:
             ehq_ref.READER_CODE = saved
         self.addCleanup(reader.close)
@@ -756,6 +763,36 @@ class ReaderFaultTest(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 5.0)
         writer.join(10)
         self.assertFalse(writer.is_alive())
+
+    def test_a_shared_reader_gives_every_exchange_to_the_child_even_while_it_starts(self):
+        slow = "import time\ntime.sleep(0.5)\n" + ehq_ref.READER_CODE  # slow to start
+        reader = self.reader_with(slow, shared=True)
+        item = ehq_ref.EXAMPLE_ITEMS[0]
+        readings = [reader.submit(f"It was {1900 + n}.", item, "70", "percent")
+                    for n in range(3 * ehq_ref.READ_AHEAD)]
+        self.assertEqual([r.done.is_set() for r in readings], [False] * len(readings))
+        self.assertEqual([r.result() for r in readings],  # what travels back, as JSON
+                         [json.loads(json.dumps(ehq_ref.read_exchange(
+                             f"It was {1900 + n}.", item, "70", "percent")))
+                          for n in range(len(readings))])
+        self.assertEqual(len(reader._waiting), 0)
+
+    def test_a_shared_reader_never_keeps_its_caller_on_a_full_pipe(self):
+        import threading
+        reader = self.reader_with("import time\ntime.sleep(60)\n", shared=True)
+        item = dict(ehq_ref.EXAMPLE_ITEMS[0], document="x" * 100_000)
+        readings = []
+        caller = threading.Thread(target=lambda: readings.extend(
+            reader.submit("A.", item, None, "percent") for _ in range(5)), daemon=True)
+        caller.start()
+        caller.join(5.0)
+        self.assertFalse(caller.is_alive())  # all five queued, none written yet
+        self.assertEqual(len(readings), 5)
+        started = time.monotonic()
+        reader.close()
+        self.assertLess(time.monotonic() - started, 5.0)
+        self.assertEqual([r.result() for r in readings],  # the child is gone: read here
+                         [ehq_ref.read_exchange("A.", item, None, "percent")] * 5)
 
     def test_a_failed_reading_is_recorded_as_the_childs_exception(self):
         class Context:

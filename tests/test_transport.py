@@ -7,6 +7,7 @@ HTTPS with the committed test certificate (tests/tls) where it says tls=True.
 
 import base64
 import contextlib
+import io
 import json
 import math
 import os
@@ -279,6 +280,117 @@ class ConnectionReuseTest(ServerCase):
             self.assertIn("response larger than 2000 bytes", response.error_message)
             self.assertEqual(call(route, transport).text, "small")  # chunked, kept alive
         self.assertEqual(len(server.connections), 2)
+
+
+class HTTPFramingTest(unittest.TestCase):
+    """The HTTP/1.1 exchange written in the kit: one request head, and replies framed as
+    RFC 9112 frames them, with http.client's limits and exceptions."""
+
+    def reply(self, raw, limit=None):
+        stream = io.BytesIO(raw)
+        status, headers, keeps = ehq_ref.read_http_head(stream)
+        body, reusable = ehq_ref.read_http_body(stream, status, headers, keeps, limit)
+        return status, headers, body, reusable, stream.read()
+
+    def test_the_request_head(self):
+        head = ehq_ref.request_head("/v1/chat/completions", "api.example.com",
+                                    {"Authorization": "Bearer k", "X-Seq": 7}, 42)
+        self.assertEqual(head, b"POST /v1/chat/completions HTTP/1.1\r\nHost: api.example.com\r\n"
+                               b"Accept-Encoding: identity\r\nContent-Length: 42\r\n"
+                               b"Authorization: Bearer k\r\nX-Seq: 7\r\n\r\n")
+
+    def test_a_header_that_would_split_the_request_is_refused_without_its_value(self):
+        for name, value in (("Authorization", "Bearer sk-live\r\nX-Evil: 1"),
+                            ("X-Key", "abc\nsk-live"), ("X-Key", "sk-live\0")):
+            with self.assertRaises(ValueError) as caught:
+                ehq_ref.request_head("/", "h", {name: value}, 0)
+            self.assertNotIn("sk-live", str(caught.exception))
+            self.assertIn(name, str(caught.exception))
+        for name in ("Bad Name", "X:Y", "", "Caf\u00e9"):
+            with self.assertRaises(ValueError):
+                ehq_ref.request_head("/", "h", {name: "v"}, 0)
+
+    def test_the_host_header(self):
+        self.assertEqual(ehq_ref.host_header("api.example.com", 443, 443), "api.example.com")
+        self.assertEqual(ehq_ref.host_header("127.0.0.1", 8080, 80), "127.0.0.1:8080")
+        self.assertEqual(ehq_ref.host_header("::1", 8443, 443), "[::1]:8443")
+        self.assertEqual(ehq_ref.host_header("b\u00fccher.example", 80, 80),
+                         "xn--bcher-kva.example")
+
+    def test_a_reply_with_a_length_leaves_the_next_bytes_unread(self):
+        self.assertEqual(self.reply(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                    b"Content-Length: 2\r\nX-Ratelimit-Remaining-Requests: 9"
+                                    b"\r\n\r\n{}NEXT"),
+                         (200, {"content-type": "application/json", "content-length": "2",
+                                "x-ratelimit-remaining-requests": "9"}, b"{}", True, b"NEXT"))
+
+    def test_chunks_with_extensions_and_trailers(self):
+        raw = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+               b"3;name=x\r\nabc\r\nA\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\nNEXT")
+        self.assertEqual(self.reply(raw)[2:], (b"abc0123456789", True, b"NEXT"))
+
+    def test_interim_replies_are_skipped_and_204_has_no_body(self):
+        self.assertEqual(self.reply(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n"
+                                    b"Server: t\r\n\r\nNEXT"),
+                         (204, {"server": "t"}, b"", True, b"NEXT"))
+
+    def test_when_the_connection_can_be_kept(self):
+        cases = {b"HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0": False,
+                 b"HTTP/1.0 200 OK\r\nContent-Length: 0": False,
+                 b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0": True,
+                 b"HTTP/1.1 200 OK\r\nContent-Length: 0": True,
+                 b"HTTP/1.1 200 OK": False}  # no length: the body ends at the close
+        for head, reusable in cases.items():
+            self.assertEqual(self.reply(head + b"\r\n\r\n")[3], reusable, head)
+
+    def test_a_body_delimited_by_the_close(self):
+        self.assertEqual(self.reply(b"HTTP/1.1 200 OK\r\n\r\n{\"a\": 1}")[2:4],
+                         (b'{"a": 1}', False))
+
+    def test_a_folded_header_continues_and_the_last_of_a_repeated_name_wins(self):
+        headers = self.reply(b"HTTP/1.1 200 OK\r\nX-A: one\r\n  two\r\nX-B: 1\r\nx-b: 2\r\n"
+                             b"Content-Length: 0\r\n\r\n")[1]
+        self.assertEqual((headers["x-a"], headers["x-b"]), ("one two", "2"))
+
+    def test_no_reply_at_all_is_a_closed_connection(self):
+        with self.assertRaises(ehq_ref.http_client.RemoteDisconnected):
+            self.reply(b"")
+        self.assertTrue(ehq_ref._closed_before_reply(
+            ehq_ref.http_client.RemoteDisconnected("closed")))
+
+    def test_malformed_replies(self):
+        client = ehq_ref.http_client
+        cases = [(b"SPDY/3 200 OK\r\n\r\n", client.BadStatusLine),
+                 (b"HTTP/1.1 2000 OK\r\n\r\n", client.BadStatusLine),
+                 (b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", client.HTTPException),
+                 (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 101 + b"\r\n", client.HTTPException),
+                 (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000 + b"\r\n\r\n", client.LineTooLong),
+                 (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", client.IncompleteRead),
+                 (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n",
+                  client.HTTPException),
+                 (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+                  client.IncompleteRead),
+                 (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n",
+                  client.HTTPException),
+                 (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n",
+                  client.IncompleteRead)]
+        for raw, error in cases:
+            with self.assertRaises(error, msg=raw[:60]):
+                self.reply(raw)
+            self.assertIsNotNone(ehq_ref._transport_failure(error("x") if error is not
+                                                            client.IncompleteRead else
+                                                            error(b""), "h", None))
+
+    def test_a_body_over_the_limit(self):
+        for raw in (b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n01234567890",
+                    b"HTTP/1.1 200 OK\r\n\r\n01234567890",
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n012345\r\n"
+                    b"5\r\n67890\r\n0\r\n\r\n"):
+            with self.assertRaises(ehq_ref.TransportError) as caught:
+                self.reply(raw, limit=10)
+            self.assertEqual(str(caught.exception), "response larger than 10 bytes")
+        self.assertEqual(self.reply(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789",
+                                    limit=10)[2], b"0123456789")
 
 
 class CertificateTest(ServerCase):
