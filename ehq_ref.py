@@ -6829,6 +6829,11 @@ CLAUSE_ROLES = (
     # Advice to look elsewhere ("you could check"); seeing a thing happen ("you might see it
     # land in October": round 6) is none.
     ("meta", (
+        # round 22 (blind): the question restated as the subject of praise for it ("The
+        # capital of X is a great question to ask!"): a remark on the question, no answer
+        r"\b(?:is|was|'s) (?:a|an|such an?|a really|a very) (?:great|good|excellent|"
+        r"interesting|fascinating|wonderful|fun|fantastic|common|popular|nice|tricky) "
+        r"(?:question|topic|thing to ask)\b",
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
         r"refer to|visit|search|contact|try|ask|reach out|browse|review|find|see(?! (?:it|them|"
@@ -6941,6 +6946,10 @@ CLAUSE_ROLES = (
         r"conflating)\b",
         r"\b(?:perhaps|maybe) you (?:mean|meant|are thinking|'re thinking|are referring|"
         r"'re referring|have in mind)\b",
+        # round 22 (blind): the same said as a possibility ("It's possible you're thinking of
+        # a different research centre", "it is likely you are referring to another body")
+        r"\b(?:it's|it is|it may be|it might be) (?:possible|likely|conceivable) "
+        r"you(?:'re| are) (?:thinking|referring|confusing|mixing|conflating)\b",
         # round 14 (blind): the clarifying question also with an adverb ("Are you perhaps
         # thinking of X?", "Do you maybe mean Y?"): it suggests other names, answers nothing
         r"\b(?:did|do) you (?:perhaps |maybe |possibly |by any chance )?mean\b",
@@ -8252,7 +8261,7 @@ QUESTION_KINDS = (
               r"street|site|sea|ocean|bay|peak|valley|nation|neighbourhood|neighborhood)\b"),
     # round 19 (blind): after "what did/does/do" the noun is the subject, not the asked kind
     # ("What did the manufacturer trace the fault to?")
-    ("name", r"\b(?:which|what) (?!(?:did|does|do) )(?:[\w'-]+ ){0,2}(?:party|museum|gallery|"
+    ("name", r"\b(?:which|what) (?!(?:did|does|do) )((?:[\w'-]+ ){1,2})?(?:party|museum|gallery|"
              r"company|firm|organi[sz]ation|institution|team|club|band|film|movie|novel|book|"
              r"album|song|"
              r"publisher|label|journal|newspaper|magazine|award|prize|medal|language|ship|"
@@ -8263,7 +8272,11 @@ QUESTION_KINDS = (
              r"department|ministry|court|council|committee|foundation|charity|firm|studio|"
              r"manufacturer|carrier|operator|developer|exchange|index|currency|satellite|"
              r"spacecraft|mission|vessel|railroad|railway|foundry|typeface|church|cathedral|"
-             r"temple|monastery|castle|palace|bridge|building|tower|dam)\b"),
+             r"temple|monastery|castle|palace|bridge|building|tower|dam)\b"
+             # round 22 (blind): a noun with a possessive after other words is the owner of
+             # what is asked ("What was Tellsund Bank's tier 1 ratio?"), not the kind asked
+             # for ("Which bank's shares rose most?" asks for a bank)
+             r"(?(1)(?!'s\b))"),
 )
 _QUESTION_KIND = tuple((kind, deferred_pattern(pattern, re.IGNORECASE))
                        for kind, pattern in QUESTION_KINDS)
@@ -9969,21 +9982,47 @@ def withdrawn_values(clauses, facts):
 
 
 DATED_FRAME = deferred_pattern("|".join(_AS_OF_MY_UPDATE), re.IGNORECASE)
+# round 22 (blind): the dated value carried on to the asked time by a hedge ("it may well have
+# stayed there in June 2026", "it probably remained at that level", "it is likely unchanged")
+CARRIED_FORWARD = deferred_pattern(
+    r"\b(?:may|might|could|probably|likely|presumably)(?: well| still)?(?: have)? (?:stayed|"
+    r"remained|held|been (?:held|kept|left)|stuck|be|been|is|was) (?:there|at that level|"
+    r"unchanged|the same|at (?:that|this|the same) (?:level|rate|figure|value)|steady|on hold|"
+    r"in place|in force)\b", re.IGNORECASE)
+
+
+def dated_clause(clauses):
+    """The index of the one clause that dates a value to the answerer's last update
+    (dated_answers), or None: the one forward clause, a plain limit, with a caveat in another
+    clause (a hedge or advice); or, whatever the other limits, the one forward clause that
+    carries its value on to the asked time itself (CARRIED_FORWARD: "As of my last update
+    the rate was 2.00%, and it may well have stayed there, but I can't confirm it")."""
+    forward = [number for number, clause in enumerate(clauses)
+               if clause["role"] in FORWARD_ROLES]
+    carried = [number for number in forward if "uncertainty" in clauses[number]["markers"] and
+               CARRIED_FORWARD.search(clauses[number]["text"])]
+    if len(carried) == 1:
+        return carried[0]
+    if len(forward) != 1 or clauses[forward[0]]["markers"] != ["knowledge_limit"]:
+        return None
+    caveated = any(other["role"] in HEDGING_ROLES or "meta" in other["markers"]
+                   for number, other in enumerate(clauses) if number != forward[0])
+    return forward[0] if caveated else None
 
 
 def dated_answers(clauses, context, facts):
     """A value dated to the answerer's last update (DATED_FRAME: "As of my last update,
     Triglav's height was 2,864 m"), when that date is the answer's only limit and another
     clause caveats it (a hedge or advice: "though figures get revised, so please verify"),
-    is a hedged answer: its clause is read again without the date. A limit said beside the
-    date ("As of my last update, I have no record of X") stays a limit."""
-    dated = [number for number, clause in enumerate(clauses) if clause["role"] in FORWARD_ROLES]
-    if len(dated) != 1 or clauses[dated[0]]["markers"] != ["knowledge_limit"]:
+    or when a hedge carries it on to the asked time (dated_clause), is a hedged answer: its
+    clause is read again without the date. A limit said beside the date ("As of my last
+    update, I have no record of X") stays a limit."""
+    number = dated_clause(clauses)
+    if number is None:
         return
-    clause = clauses[dated[0]]
+    clause = clauses[number]
     frame = DATED_FRAME.search(clause["text"])
-    if frame is None or not any(other["role"] in HEDGING_ROLES or "meta" in other["markers"]
-                                for other in clauses if other is not clause):
+    if frame is None:
         return
     again = read_clause(dict(clause, text=clause["text"][:frame.start()] + " " +
                              clause["text"][frame.end():]), context)
@@ -10079,6 +10118,26 @@ def denies_the_entity(text, context):
                for negation in NEGATED.finditer(text))
 
 
+# The words that conclude a line of reasoning ("..., so hafnium is 72"), a sum among them
+# ("five tercets and a quatrain make 19", "which adds up to 12").
+CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which means|that means|"
+                            r"meaning)\b(?!-| far\b| much\b| many\b| long\b| to speak\b)"
+                            r"|\b(?:make|makes|adds? up to|comes? to|equals?|totall?ing|"
+                            r"for a total of)(?= [-+]?\d)", re.IGNORECASE)
+
+
+def speculated_words(clause):
+    """What a speculating clause puts forward: its text from the speculation on when a premise
+    concluded by a conclusion word (CONCLUSION_CUE) leads to it ("Lenvik is a former
+    municipality in Norway, so it could be a work by a regional artist": the premise's names
+    are no candidates), else the clause as it answers (for has_expected_candidate)."""
+    text = clause["text"]
+    found = SPECULATION.search(text)
+    if found is None or not CONCLUSION_CUE.search(text, 0, found.start()):
+        return clause
+    return text[found.start():]
+
+
 def is_guess(clause, previous, context):
     """After a forward abstention, True when a content clause is still put forward as an
     answer (DECISION_RULES).
@@ -10089,7 +10148,8 @@ def is_guess(clause, previous, context):
     then puts a candidate forward (guess_under_existence: "If it exists, it might award a
     'Prix Solenne'"), nor about the entity (SPECULATION) without a candidate of the asked
     kind or after a remark on what is usual of its kind (GENERIC_OPENING: "Many Amazigh
-    villages have similar names, so it may be a tiny locality"), on FEQ not deny the entity
+    villages have similar names, so it may be a tiny locality"; a candidate only in a premise
+    that the speculation concludes from is none: speculated_words), on FEQ not deny the entity
     (denies_the_entity: "The annuals' editors don't include a Desmond Achterberg as far as I
     know"), not be framed as
     background ("For context, ...": FRAMING_CUE), and be
@@ -10111,7 +10171,7 @@ def is_guess(clause, previous, context):
             return False
     if FRAMING_CUE.search(text) or SPECULATION.search(text) and (
             GENERIC_OPENING.search(text) or
-            not has_expected_candidate(clause, context, strict=True)):
+            not has_expected_candidate(speculated_words(clause), context, strict=True)):
         return False
     cue = SELF_CORRECTION.match(said)
     if cue is not None:
@@ -12104,14 +12164,6 @@ def _match_text(reading, text, context, names=()):
     return False, hit_why or "gold_words_absent"
 
 
-# The words that conclude a line of reasoning ("..., so hafnium is 72"), a sum among them
-# ("five tercets and a quatrain make 19", "which adds up to 12").
-CONCLUSION_CUE = deferred_pattern(r"(?<!\bor )\b(?:so|therefore|thus|hence|which means|that means|"
-                            r"meaning)\b(?!-| far\b| much\b| many\b| long\b| to speak\b)"
-                            r"|\b(?:make|makes|adds? up to|comes? to|equals?|totall?ing|"
-                            r"for a total of)(?= [-+]?\d)", re.IGNORECASE)
-
-
 # A number opening a partitive frame is the whole a value is taken from ("Of the three
 # events he entered, he won two"; "Out of 12 ships, 8 sank"): the text before it.
 PARTITIVE_BEFORE = deferred_pattern(r"^\W*(?:of|out of)(?:\s+(?:the|those|these|its|his|her|"
@@ -13993,6 +14045,12 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
     return "candidate"
 
 
+def answer_grouped_numbers(answer):
+    """Each number an answer writes with thousands separators, written without them ("1,009"
+    -> "1009"), for answer_words: a reply repeating the number ungrouped repeats it."""
+    return {m.group(0).replace(",", "") for m in THOUSANDS_GROUPED.finditer(answer)}
+
+
 def answer_percents(answer):
     """Each percent an answer states, as its value and a percent sign ("2.00%" -> "2%"), for
     answer_words: no folded word holds a "%"."""
@@ -14046,7 +14104,8 @@ def confidence_mentions(reply, answer=None):
     a percentage of something ("40% turnout", "40% of the vote", "Turnout: 61%"), a number
     in a statement about something else ("Inflation was 2.4%", "set the rate at 2%"), a
     name's number ("Apollo 11"), a number with a thousands separator, one the earlier answer
-    gives with the same noun, a percent the earlier answer states after another number
+    gives with the same noun or without its thousands separators (answer_grouped_numbers:
+    "1009" after "1,009"), a percent the earlier answer states after another number
     (answer_percents), a falling pair ("52-48", a score). scale: the numbers of "on a scale
     of 0 to 100", "(0-100)", "0 = no confidence", and the denominator of "85/100", "8 out of
     10". A stated scale other than 0-100 is the denominator of each candidate without one,
@@ -14070,6 +14129,8 @@ def confidence_mentions(reply, answer=None):
         folded_words(prepared_text(answer))) if answer else set()
     if answer and ("%" in answer or "per" in answer.casefold()):
         answer_words |= answer_percents(answer)
+    if answer and "," in answer:
+        answer_words |= answer_grouped_numbers(answer)
     mentions = []
     for start, end, kind in _number_spans(reply):
         if kind in ("fraction", "odds"):
