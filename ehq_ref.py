@@ -2451,9 +2451,9 @@ class _ClusterPool:
         kinds = self.kinds if len(shared) > 1 else None
         totals = []
         for picks in calls:
-            others = picks.translate(None, deleted) if shared else picks
-            paired = others.translate(codes)
-            if len(paired) & 1:
+            paired = picks.translate(codes, deleted)  # the unshared picks, coded
+            unshared = len(paired)
+            if unshared & 1:
                 paired += b"\0"  # code 0: nothing (adds the 0 + value entry)
             total = sum(map(get, memoryview(paired).cast("H")))
             if kinds is not None:
@@ -2461,7 +2461,7 @@ class _ClusterPool:
                 for code, value in enumerate(shared):
                     total += counted.count(code) * value
             elif shared:
-                total += (len(picks) - len(others)) * shared[0]
+                total += (len(picks) - unshared) * shared[0]
             totals.append(total)
         return totals
 
@@ -2694,8 +2694,9 @@ def _interval_from(values, level):
 
 def _components(draws, level):
     """{component: interval} from a list of (EHQ1, EHQ2, EHQ3, EHQ) draws."""
-    return {name: _interval_from([d[i] for d in draws], level)
-            for i, name in enumerate(EHQ_COMPONENTS + ("EHQ",))}
+    columns = list(zip(*draws)) or [()] * (len(EHQ_COMPONENTS) + 1)
+    return {name: _interval_from(column, level)
+            for name, column in zip(EHQ_COMPONENTS + ("EHQ",), columns)}
 
 
 def _resampled_scores(packing, pools, samples, rng, weights):
@@ -17465,13 +17466,14 @@ READER_ENVIRONMENT = ("PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR", "LANG", "LC
 READ_WINDOW = 8
 READ_AHEAD = 4  # readings the child may hold; past that the caller reads one itself
 READER_CODE = (
-    "import importlib.util, signal, sys\n"
+    "import importlib.util, os, signal, sys\n"
     "sys.dont_write_bytecode = True\n"
     "signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run, then this\n"
     "spec = importlib.util.spec_from_file_location('ehq_ref_reader', sys.argv[1])\n"
     "kit = sys.modules[spec.name] = importlib.util.module_from_spec(spec)\n"
     "spec.loader.exec_module(kit)\n"
-    "kit.serve_readings(sys.stdin.buffer, sys.stdout.buffer)\n")
+    "kit.serve_readings(sys.stdin.buffer, sys.stdout.buffer)\n"
+    "os._exit(0)  # every reply is written and flushed: no teardown of a large heap to wait for\n")
 
 
 def kit_file_identity():
