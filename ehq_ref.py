@@ -9885,12 +9885,27 @@ def _period_months(text):
                     not text.startswith("'s", match.end()))}
 
 
+# A period named relative to the one asked about ("a year earlier", "the prior quarter",
+# "last season", "year-ago"): a value given for it is about another time.
+OTHER_PERIOD = deferred_pattern(
+    r"\b(?:(?:a|one|the|that) (?:year|quarter|month|week|season)[- ](?:earlier|ago|before)|"
+    r"(?:previous|prior|preceding|last) (?:(?:financial|fiscal|calendar) )?(?:year|quarter|"
+    r"month|week|season)|(?:prior|previous)-(?:year|quarter|period)|year-(?:earlier|ago))\b",
+    re.IGNORECASE)
+
+
 def different_time(clause, context):
-    """True when a clause (of a question that is not asking for a time) names years and none
-    of them is a year the question names, or names months as periods (_period_months) and
-    none of them is a month the question names ("it was April's payrolls that were revised"
-    for a May question): it is about another time."""
-    if context.kind == "time" or not (context.years or context.months):
+    """True when a clause (of a question that is not asking for a time) names a period
+    relative to the asked one that the question does not name (OTHER_PERIOD: "It was 11.9%
+    a year earlier"), or names years and none of them is a year the question names, or
+    names months as periods (_period_months) and none of them is a month the question names
+    ("it was April's payrolls that were revised" for a May question): it is about another
+    time."""
+    if context.kind == "time":
+        return False
+    if OTHER_PERIOD.search(clause["text"]) and not OTHER_PERIOD.search(context.question):
+        return True
+    if not (context.years or context.months):
         return False
     years = _years(clause["text"]) if context.years else ()
     if years and not years & context.years:
@@ -10051,14 +10066,18 @@ def taken_up_as_a_guess(clauses, context):
 # a rough estimate ("you could estimate roughly", "a rough calculation gives"); round 17
 # (blind): "must be" before a participle is a requirement the document states ("submissions
 # must be filed at least 21 days before"), no working.
+# A sum written out: a number, an operator and a number, then "=" (sure) or "≈" (rough)
+_SUM = (r"(?<![\w.,])\d[\d,.]*\s*(?:[-+*/\u00d7\u00f7\u2212]|divided by|times|plus)\s*"
+        r"[$\u20ac\u00a3]?\d[\d,.]*\s*(?:%|percent|million|m|bn|billion)?\s*")
 WORKED_OUT_CUE = deferred_pattern(
     r"(?P<rough>\b(?:could|can|might|would) (?:roughly )?(?:estimate|infer|work out|back out|"
-    r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b)"
+    r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b"
+    r"|" + _SUM + r"(?:\u2248|~=|\u2243))"
     r"|(?P<sure>\bmust (?:be(?! (?:[a-z]+ed|paid|made|given|sent|held|done|written|taken|"
     r"kept|shown|seen|met|set|put|brought|served|heard)\b)|account for|make up|come to)\b"
     r"|\bthe remaining\b|\bleav(?:es|ing)\b"
     r"|\bsubtracting\b|\bminus\b|\bless (?:the )?(?=\d)|\bworks? out (?:to|at)\b"
-    r"|\badds? up to\b|\bcomes? to\b)", re.IGNORECASE)
+    r"|\badds? up to\b|\bcomes? to\b|" + _SUM + r"=)", re.IGNORECASE)
 
 
 WORKED_OUT_VALUE_AFTER = deferred_pattern(
@@ -13894,8 +13913,13 @@ def _cjk_value_word(word):
 
 
 # round 10: a quality other than the confidence rated as a fraction ("2/10 difficulty", "The
-# source is very reliable, 9/10"): named right after the fraction, or before it in its sentence
-RATED_THING = r"\b(?:difficulty|reliab\w*|sources?|quality|credibility|trustworth\w*)\b"
+# source is very reliable, 9/10"): named right after the fraction, or before it in its sentence;
+# round 25: the qualities a reply rates its answer on beside its correctness ("Helpfulness:
+# 8/10", "clarity 9/10"), nouns only ("completely sure, 9/10" is the confidence)
+RATED_THING = (r"\b(?:difficulty|reliab\w*|sources?|quality|credibility|trustworth\w*|"
+               r"helpfulness|usefulness|relevance|clarity|completeness|readability|fluency|"
+               r"coherence|complexity|importance|specificity|creativity|novelty|politeness|"
+               r"(?:level of )?detail)\b")
 RATED_THING_BEFORE = deferred_pattern(RATED_THING + r"(?P<between>[^.;!?\n]*)$", re.IGNORECASE)
 RATED_THING_AFTER = deferred_pattern(r"[\w.]+\s+(?:for\s+|on\s+)?" + RATED_THING,
                                      re.IGNORECASE)
