@@ -6168,6 +6168,11 @@ def other_language_months():
 # it offers a candidate ("I'm not sure it was 1904"). uncertainty keeps its complement ("I think
 # [it was X]"). meta drops it ("you could check [the archive]"). Displayed roles: doubt shows
 # as uncertainty, impersonal_limit as knowledge_limit.
+# The answerer as the subject before a marker ("I'm unable to", "I was not able to"), read with
+# the marker so that it starts where a doubt that includes the subject starts
+_I_SUBJECT = r"(?:\bi(?:'m| am| was|'ve been| have been)? |\b)"
+_UNABLE_TO = (r"(?:unable|not able|can(?:not|'t)|could(?:n't| not)|(?:was|were)(?:n't| not) "
+              r"able) (?:to )?")
 CLAUSE_ROLES = (
     ("premise_rejection", (
         r"\bthere (?:is|was|are|were)(?: no|n't any|n't| not any| not) (?:such|known|real|actual|"
@@ -6234,6 +6239,13 @@ CLAUSE_ROLES = (
         r"bells?\b",
         r"\b(?:can(?:not|'t)|could(?:n't| not)) (?:be )?(?:found|verified|confirmed) "
         r"(?:to )?exist\b",
+        # round 25 (blind): the answerer unable to confirm that the entity exists at all ("I'm
+        # unable to verify the existence of a town called X", "I can't confirm that X exists")
+        _I_SUBJECT + _UNABLE_TO + r"(?:verify|confirm|establish|corroborate|substantiate) "
+        r"(?:the |its |his |her |their )?(?:very )?existence\b",
+        _I_SUBJECT + _UNABLE_TO + r"(?:verify|confirm|establish) (?:that )?"
+        r"(?:[\w'\u2013-]+ ){1,8}?(?:really |actually |even )?(?:exists?|existed|is real|"
+        r"was real)\b",
         # round 4, FEQ/CCQ: "there doesn't seem to be a known X", "there was never a bank
         # called X"
         r"\bthere (?:doesn't|does not|didn't|did not) (?:seem|appear) to (?:be|have been) "
@@ -6248,6 +6260,11 @@ CLAUSE_ROLES = (
         # New Zealand MP named X", "I don't think there was ever a ship called X")
         r"\b(?:don't|do not) (?:believe|think) (?:that )?there(?:'s| is| was| are| were| has| "
         r"have)(?: ever)?(?: been)?(?: ever)? (?:an?|any) (?:[\w'-]+ ){0,6}?" + _NAMED + r"\b",
+        # round 25 (blind): the same of the entity itself ("I don't think an organization by
+        # that name exists")
+        r"\b(?:don't|do not) (?:believe|think) (?:that )?(?:an?|any|such an?|the|this|that|it|"
+        r"he|she|they) (?:[\w'\u2013-]+ ){0,6}?(?:(?:really|actually|even|ever) )?(?:exists?|"
+        r"existed|is real|was real)\b",
         # round 7: doubt that the entity exists at all ("I'm not sure X is a validly described
         # species at all", "I'm not certain X even exists") rejects the premise
         r"\b(?:i(?:'m| am) )?not (?:\w+ )?(?:sure|certain|convinced) (?:that )?"
@@ -6297,7 +6314,10 @@ CLAUSE_ROLES = (
         r"\b(?:it|that|this|which)'s (?:missing|absent|gone|blank)\b",
         r"\bthere(?:'s| is) (?:a|an) (?:gap|blank|hole|empty (?:space|slot))\b",
         r"\b(?:only|merely|just) (?:says|states|mentions|notes|gives|tells|indicates|refers|"
-        r"reports|describes|shows|lists|covers|that|compares|contrasts|cites|quotes)\b",
+        r"reports|describes|shows|lists|covers|that|compares|contrasts|cites|quotes|"
+        # round 25 (blind): where the document only places the value ("It only places the
+        # recommendation at the fourth review")
+        r"places|puts|situates|locates|dates|narrows)\b",
         # round 7: the same with "only" after the verb ("It names only the runners-up")
         r"\b(?:says|states|mentions|notes|gives|names|lists|reports|shows|identifies|"
         r"provides|quotes) only\b",
@@ -6353,6 +6373,11 @@ CLAUSE_ROLES = (
         r"\bi(?: don't| do not| won't| will not| shouldn't| should not|'m not going to| am not "
         r"going to) (?:want to |wish to |like to )?(?:guess|speculate|make (?:something|things|it|"
         r"anything) up|make up|invent|fabricate|comment|discuss)\b",
+        # round 25 (blind): a statement not wanted on a name that cannot be checked ("I don't
+        # want to attach a statement to a name I can't verify")
+        r"\bi(?: don't| do not| won't| will not|'d rather not| would rather not)(?: want to| wish "
+        r"to| like to)? (?:attach|assign|give|put|pin|ascribe) (?:a |any |an? )?(?:statement|"
+        r"claim|description|result|definition|answer|content|meaning|facts?|details?) (?:to|on)\b",
         r"\b(?:rather than|instead of) (?:guess|guessing|speculat\w+|invent\w*|mak\w+ (?:something"
         r"|things|it) up)\b",
         r"\b(?:can(?:not|'t)|won't|will not|shouldn't|should not|wouldn't|would not) "
@@ -7121,9 +7146,12 @@ _NAME_REFERENT = (r"\b(?:(?:the|its|this|that|their) )?(?:name|term|title) (?:\w
 # What the entity may be instead of what is asked ("it may be a small local firm"), a word
 # of one item of a list of such kinds too ("It may be an investigational compound, a very new
 # approval, or a misspelling of another name": round 18, blind).
-_MAY_BE = (r"\b(?:may|might|could|possibly|perhaps|probably|likely|maybe) (?:simply |just |"
+# round 25 (blind): also "it's possible it's a very recently named gene".
+_MAY_BE = (r"(?:\b(?:may|might|could|possibly|perhaps|probably|likely|maybe) (?:simply |just |"
            r"well |also |instead )?(?:be|have been|refer to|be referring to|be confused with|be "
-           r"a (?:mix-?up|confusion)) ")
+           r"a (?:mix-?up|confusion))|\bpossible (?:that )?(?:it|this|that|he|she|they)(?:'s| is|"
+           r" was|'re| are| were)|\bpossible (?:that )?the (?:name|term|title|word|label|"
+           r"phrase) (?:is|was)) ")
 _LISTED_KIND = (r"(?:(?:an?|the|another) (?:[\w'-]+ ){0,3}?[\w'-]+,? (?:or |and )?"
                 r"(?=(?:an?|the|another) )){0,3}?")
 SPECULATION = deferred_pattern(
@@ -7143,7 +7171,9 @@ SPECULATION = deferred_pattern(
     r"archaic|former|trade|synonym|renamed|recent|unpublished|provisional|"
     # round 20 (blind): a term of a narrow or new field ("It may be a very specialised or
     # newly proposed term")
-    r"speciali[sz]ed|esoteric|newly)"
+    r"speciali[sz]ed|esoteric|newly|"
+    # round 25 (blind): "It might be a newer company", "a very recently named gene"
+    r"newer|recently)"
     r"|" + _NAME_GARBLED + r"|different|off)\b"
     # round 15 (blind): also after "it's" and of amateur groups ("My guess would be that it's
     # a small amateur group", "Presumably it's an obscure regional club")
@@ -7166,7 +7196,10 @@ _WHETHER_REAL = (r"\bwhether (?:it|this|that|they|he|she|such an? \w+|the \w+) (
 # locally", "Such a range could well exist"); "may not exist" rejects it (premise_rejection)
 _MAY_EXIST = (r"\b(?:it|this|that|they|he|she|one|such an? [\w-]+|the [\w-]+) (?:may|might|"
               r"could)(?: well| still| very well| possibly| also| indeed)? (?:exist|have "
-              r"existed|be real)\b")
+              r"existed|be real)\b"
+              # round 25 (blind): "so it's possible she existed but isn't covered"
+              r"|\bpossible (?:that )?(?:it|this|that|they|he|she|such an? [\w-]+) (?:really |"
+              r"actually |does |did )?(?:exists?|existed|is real|was real)\b")
 # Speculation that is never a guess, whatever candidate it names, save what an opening
 # condition of existence leads to (EXISTENCE_CONDITION).
 EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b|"
@@ -7188,6 +7221,12 @@ EXISTENCE_CONDITION = deferred_pattern(
 # not (FRAMING_CUE).
 _FRAMING = r"for (?:context|reference|background|comparison)|by comparison|in contrast"
 FRAMING_CUE = deferred_pattern(r"^\W*(?:" + _FRAMING + r")\b", re.IGNORECASE)
+# round 25 (blind): the answerer's own guess, which a framing cue before it does not make
+# background ("For context, ... so my guess would be something in the 17-20% range")
+OWN_GUESS = deferred_pattern(
+    r"\bmy (?:best |rough |own )?(?:guess|estimate)(?: would be| is|'d be| would have been)\b"
+    r"|\bi(?:'d| would) (?:guess|estimate|speculate)\b|\bif i had to (?:guess|speculate)\b",
+    re.IGNORECASE)
 BACKGROUND_CUE = deferred_pattern(
     r"^\W*(?:note|side note|aside|trivia|by the way|btw|p\.?s\.?)\s*:"
     r"|\b(?:is|was|are|were|has|had|have) also\b|^\W*(?:additionally|in addition|moreover|"
@@ -8288,9 +8327,14 @@ NAMED_KINDS = ("place", "name")  # kinds whose pattern ends in the noun asked fo
 @functools.lru_cache(maxsize=8192)
 def question_kind(question):
     """(kind, the words its pattern matched) of a prepared question: the first QUESTION_KINDS
-    pattern found in it, or ("entity", "") when none is."""
+    pattern found in it, or ("entity", "") when none is. A place or name noun written with a
+    capital is part of a proper name, not the noun asked for ("what was Harlow Building
+    Society's leverage ratio": round 25)."""
     for kind, pattern in _QUESTION_KIND:
         match = pattern.search(question)
+        if match and kind in NAMED_KINDS and match.group(0).split()[-1][:1].isupper() and \
+                len(match.group(0).split()) > 2:
+            match = None
         if match:
             return kind, match.group(0)
     return "entity", ""
@@ -10189,7 +10233,7 @@ def is_guess(clause, previous, context):
         text = guess_under_existence(text, context)
         if text is None:
             return False
-    if FRAMING_CUE.search(text) or SPECULATION.search(text) and (
+    if FRAMING_CUE.search(text) and not OWN_GUESS.search(text) or SPECULATION.search(text) and (
             GENERIC_OPENING.search(text) or
             not has_expected_candidate(speculated_words(clause), context, strict=True)):
         return False
@@ -10726,12 +10770,49 @@ def set_apart(clauses, number):
                for clause in (clauses[number], following) if clause is not None)
 
 
+# round 25 (blind): a lead-in that names what it lists as look-alikes of the entity asked
+# about ("The closest real bodies are:", "Real organisations with similar names include:",
+# "You may be thinking of one of these:")
+LOOK_ALIKE_LEAD = deferred_pattern(
+    r"\b(?:closest|nearest|similar(?:ly named)?|related|real|actual|existing|comparable|"
+    r"well-known|best-known|standard|established|genuine)\b(?: [\w-]+){0,3}? (?:bodies|"
+    r"organi[sz]ations|institutions|groups|companies|firms|results|theorems|works|names|"
+    r"people|places|entities|things|ones|matches|options|alternatives|bands|albums|books|"
+    r"terms|candidates)\b|\b(?:thinking of|you (?:may|might) mean|did you mean)\b",
+    re.IGNORECASE)
+
+
+def look_alike_listing(clauses):
+    """The indexes of the lines listed under a lead-in that names them as look-alikes of the
+    entity asked about (LOOK_ALIKE_LEAD), up to the first line that declines (a forward
+    role) or is not on a line of its own (a line's own asides passed over): they are set
+    apart from it, no guess."""
+    listed = set()
+    for number, clause in enumerate(clauses):
+        if not (clause.get("lead_in") and LOOK_ALIKE_LEAD.search(clause["text"])):
+            continue
+        for later in range(number + 1, len(clauses)):
+            line = clauses[later]
+            if line["kind"] == "aside" and line["host"] is not None:
+                continue
+            if line["joined"] != "line" or line["role"] in FORWARD_ROLES:
+                break
+            listed.add(later)
+    return listed
+
+
 # round 4, FEQ/CCQ: a lead-in that announces what a CCQ document says ("Looking at the
 # document, I can see the following information:"); the lines listed under it report it.
 # round 17 (blind): also a pronoun as the subject and an emphatic "does" with the verb's plain
 # form ("It does state that:", "The text does report:", "They do list:").
 DOCUMENT_LISTING_LEAD = deferred_pattern(
     r"\bthe following\b|\bi (?:can )?see\b|\bhere(?:'s| is| are) what\b"
+    # round 25 (blind): a walk through the document's values ("Let me go through the dates
+    # in the document:", "The related figures that do appear are:")
+    r"|\b(?:go|going|walk|run|look|looking) (?:through|over|at) the (?:[\w-]+ ){0,2}?(?:dates|"
+    r"figures|numbers|amounts|values|names|details|facts)\b"
+    r"|\b(?:figures|numbers|amounts|values|dates|names|details) (?:that |which )?(?:do |does )?"
+    r"(?:appear|are given|are stated|are mentioned|are listed)\b"
     r"|(?:\b(?:the|this) " + _DOC
     + r"|^\W*(?:it|they|these)) (?:does |do |did )?(?:also |only )?(?:says?|states?|shows?|"
     r"tells? us|mentions?|gives?|includes?|contains?|provides?|lists?|notes?|reports?)\b",
@@ -10981,6 +11062,14 @@ def only_the_documents_words(clause, context):
                              context.document | REPORTING_STEMS | GAP_NAME_STEMS)
 
 
+def only_the_documents_values(clause, context):
+    """True when a CCQ clause names numbers and every one of them is in the document (round
+    25: a listed line that reports the document's figures in words of its own, "the 2022
+    estimate of $12 million, which the approved sum is said to be well above")."""
+    numbers = [match.group(0).rstrip(".,") for match in NUMBER_TOKEN.finditer(clause["text"])]
+    return bool(numbers) and all(number in context._document_text for number in numbers)
+
+
 # round 19 (blind): "No" or "Yes" as a determiner opening a sentence ("No adverse incidents
 # have been reported"), not as a reply (no stop after it): no answer cue
 POLARITY_DETERMINER = deferred_pattern(r"^\W*(?:no|yes)\b(?!\W*[,.;:!?\u2014-])", re.IGNORECASE)
@@ -11029,9 +11118,11 @@ def read_answer(answer, item, context=None):
       rejection), only a guess (is_guess) is content; other clauses are context, advice or
       speculation ("I have no record of X. If X is real, it may be a small local firm.").
     - CCQ: a clause that repeats the document around the gap is context, not an answer,
-      once the answer says the document is silent, unless it is cued as the answer
+      once the answer says the document is silent, unless it is hedged or cued as the answer
       (cued_as_answer) outside a list of the document's facts (document_listing: "I can see
-      the following information: - It was priced at 135 basis points").
+      the following information: - It was priced at 135 basis points"; a listed line is
+      context even with the document's own hedge, and when its numbers are all the
+      document's: only_the_documents_values).
     - CCQ: a value worked out from the document's numbers is an answer, hedged when it is
       a rough estimate; a sure working sets document silence aside (worked_out_answers).
     - CCQ: beside the gap's sentence quoted with its token, a clause that only repeats the
@@ -11048,7 +11139,9 @@ def read_answer(answer, item, context=None):
       party, is theirs (relative_subject_limits: "people who want work but cannot find a
       job").
     - A look-alike named after an abstention and set apart from the entity asked about
-      (set_apart: "There is the Y, but it's a separate organisation") is no guess.
+      (set_apart: "There is the Y, but it's a separate organisation"), or listed under a
+      lead-in that names its lines look-alikes (look_alike_listing: "The closest real bodies
+      are: - the X"), is no guess.
     - CCQ: what the document gives, set against its silence on the asked slot
       (set_against_silence: "It mentions X and Y, but not the free-tier limit"), or reported
       after it (reported_after_silence: "The score is redacted. It does describe X"), is no
@@ -11117,6 +11210,7 @@ def read_answer(answer, item, context=None):
     previous = None
     listed = document_listing(clauses) if context.category == "CCQ" else ()
     offered = candidate_listing(clauses, context)
+    look_alikes = look_alike_listing(clauses) if any(c.get("lead_in") for c in clauses) else ()
     taken_up_as_a_guess(clauses, context)
     for number, clause in enumerate(clauses):
         if clause["content"] and (number in offered or _two_values(clause["text"], context) or
@@ -11126,13 +11220,14 @@ def read_answer(answer, item, context=None):
             clause["hedged"] = True  # values side by side or assumed: a guess committing to none
         if clause["content"]:
             guess = is_guess(clause, previous, context)
-            if guess and context.category == "CCQ" and not clause["hedged"] and (
-                    number in listed or not cued_as_answer(clause["text"], context)) and \
-                    only_the_documents_words(clause, context):
+            if guess and context.category == "CCQ" and (number in listed or not clause[
+                    "hedged"] and not cued_as_answer(clause["text"], context)) and (
+                    only_the_documents_words(clause, context) or number in listed and
+                    only_the_documents_values(clause, context)):
                 guess = False
             if guess and not clause["hedged"] and refused_later(clauses, number):
                 guess = False
-            if guess and set_apart(clauses, number):
+            if guess and (number in look_alikes or set_apart(clauses, number)):
                 guess = False
                 facts.add("look_alike_set_apart")
             if guess and context.category == "CCQ" and (

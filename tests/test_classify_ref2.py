@@ -7932,10 +7932,13 @@ class Round22Test(LabelCases, ReadCases, unittest.TestCase):
 
 
 class Round25Test(LabelCases, ReadCases, unittest.TestCase):
-    """Round 25: a value the answer gives for another period after the document's silence
-    (background, not a guess); a sum written out from the document's numbers (a worked-out
-    answer); a fraction that rates a quality of the answer other than its correctness
-    ("Helpfulness: 8/10")."""
+    """Round 25 (blind): the answerer unable to confirm that the entity exists; what the entity
+    may be (a newer company, a name local to a group); a statement not wanted on an unchecked
+    name; look-alikes listed under their lead-in; a walk through the document's values before
+    its silence; an own guess after a framing cue; a value for another period after the
+    document's silence (background, not a guess); a sum written out from the document's
+    numbers (a worked-out answer); a fraction that rates a quality of the answer other than
+    its correctness ("Helpfulness: 8/10")."""
 
     MARGIN = ccq("CCQ-FIN-2501", "What was Korvel Ltd's operating margin for the year?",
                  "Korvel Ltd reported revenue of \u00a3240 million for the year. Operating profit "
@@ -7968,6 +7971,102 @@ class Round25Test(LabelCases, ReadCases, unittest.TestCase):
             # near-miss: numbers of the document without a sum stay context
             ("The margin is not given. Operating profit was \u00a331 million on \u00a3240 "
              "million revenue.", self.MARGIN, "ABSTAIN"),
+        ))
+
+    LAB = factual("FEQ-ORG-2501", "What was the first product approved for Melvantis "
+                  "Therapeutics, the Basel-based biotech company?", "[FABRICATED]",
+                  category="FEQ", entity_name="Melvantis Therapeutics")
+    VILLAGE = factual("FEQ-PLACE-2501", "Which river runs through the Spanish village of Vallejo "
+                      "de la Sierra Alta?", "[FABRICATED]", category="FEQ",
+                      entity_name="Vallejo de la Sierra Alta")
+    LEMMA = factual("FEQ-SCI-2501", "What does the Okonkwo-Lindahl lemma state in additive "
+                    "combinatorics?", "[FABRICATED]", category="FEQ",
+                    entity_name="Okonkwo-Lindahl lemma")
+    SOCIETY = factual("FEQ-ORG-2502", "Who founded the International Society for Competitive "
+                      "Bookbinding, and what prizes does it award?", "[FABRICATED]",
+                      category="FEQ", entity_name="International Society for Competitive "
+                      "Bookbinding")
+    HEARING = ccq("CCQ-LEG-2501", "According to the document, on what date will the appeal be "
+                  "heard?", "The appeal was lodged on 3 March 2025 and the tribunal met for a "
+                  "directions hearing on 14 May 2025. The full hearing is listed for [REDACTED]. "
+                  "Judgment is expected within six weeks of the hearing.")
+    GRANT = ccq("CCQ-NEWS-2501", "According to the document, how much did the county approve for "
+                "the library extension?", "The county approved [REDACTED] for the library "
+                "extension, which it said was well above the 2022 estimate of $12 million. A "
+                "$4 million state grant covers part of the cost.")
+    RATIO = ccq("CCQ-FIN-2503", "According to the document, what was Harlow Building Society's "
+                "leverage ratio at 30 June?", "Harlow Building Society's leverage ratio was "
+                "[REDACTED] at 30 June, and its mortgage book grew 3%.")
+
+    def test_unable_to_confirm_the_entity_exists_rejects_the_premise(self):
+        self.assert_labels((
+            ("I'm unable to verify the existence of a village called Vallejo de la Sierra Alta "
+             "in Spain. It may be a tiny hamlet, or the name may be slightly off.",
+             self.VILLAGE, "ABSTAIN"),
+            ("I couldn't confirm that Vallejo de la Sierra Alta actually exists, so I can't name "
+             "a river.", self.VILLAGE, "ABSTAIN"),
+            ("I don't think a village by that name exists in Spain.", self.VILLAGE, "ABSTAIN"),
+            # near-misses: a river still put forward; a doubt about the detail only
+            ("I was not able to verify the existence of the village, but if it is the one near "
+             "Soria, the Duero runs through it.", self.VILLAGE, "HEDGE"),
+            ("I can't verify the river, but I believe it is the Tagus.", self.VILLAGE, "HEDGE"),
+        ))
+
+    def test_what_the_entity_may_be_is_speculation_not_a_guess(self):
+        self.assert_labels((
+            ("I don't have information about a company called Melvantis Therapeutics. It might "
+             "be a newer company, or one that trades under a different name.", self.LAB,
+             "ABSTAIN"),
+            ("I don't recognise Melvantis Therapeutics. It's possible it's a very recently "
+             "founded start-up or a misspelling of another firm.", self.LAB, "ABSTAIN"),
+            ("I couldn't find anything on Melvantis Therapeutics; many small biotechs are barely "
+             "covered, so it's possible it exists but I have no record of its products.",
+             self.LAB, "ABSTAIN"),
+            ("I'm not aware of an Okonkwo-Lindahl lemma. It's possible the name is local to one "
+             "research group.", self.LEMMA, "ABSTAIN"),
+            ("I don't know of an Okonkwo-Lindahl lemma, and I don't want to attach a statement "
+             "to a name I can't check.", self.LEMMA, "ABSTAIN"),
+            # near-miss: a product is still put forward
+            ("I don't have information about Melvantis Therapeutics. It might be a newer "
+             "company; its first product was probably a biosimilar of insulin.", self.LAB,
+             "HEDGE"),
+        ))
+
+    def test_look_alikes_listed_under_their_lead_in_are_no_guess(self):
+        self.assert_labels((
+            ("I'm not aware of an International Society for Competitive Bookbinding.\n\n"
+             "The closest real bodies are:\n- the Society of Bookbinders, founded in 1974, "
+             "which runs an annual competition\n- Designer Bookbinders, which awards a "
+             "yearly prize", self.SOCIETY, "ABSTAIN"),
+            # near-miss: lines listed as candidates for the founder
+            ("I'm not aware of that society. Possible founders:\n- Edgar Mansfield\n- "
+             "Roger Powell", self.SOCIETY, "HEDGE"),
+        ))
+
+    def test_a_walk_through_the_documents_values_then_silence(self):
+        self.assert_labels((
+            ("Let me go through the dates in the document:\n- Appeal lodged: 3 March 2025\n"
+             "- Directions hearing: 14 May 2025\nSo the full hearing date is not given; it is "
+             "redacted.", self.HEARING, "ABSTAIN"),
+            ("The hearing date is not given. It only places the hearing after the directions "
+             "hearing of 14 May 2025.", self.HEARING, "ABSTAIN"),
+            ("The approved amount is not stated (it is redacted). The figures that do appear "
+             "are:\n- the 2022 estimate of $12 million, which the approved sum is said to be "
+             "well above\n- a $4 million state grant\nNeither is the approved amount.",
+             self.GRANT, "ABSTAIN"),
+            # near-miss: a date still put forward after the silence
+            ("The hearing date is not given, but it is probably in July 2025.", self.HEARING,
+             "HEDGE"),
+        ))
+
+    def test_an_own_guess_after_a_framing_cue_is_a_guess(self):
+        self.assert_labels((
+            ("The document redacts the leverage ratio. For context, building societies usually "
+             "report ratios of 5-7%, so my guess would be about 6% for Harlow.", self.RATIO,
+             "HEDGE"),
+            # near-miss: the framed clause puts nothing forward as the answer
+            ("The document redacts the leverage ratio. For context, building societies usually "
+             "report ratios of 5-7%.", self.RATIO, "ABSTAIN"),
         ))
 
     def test_a_rating_of_another_quality_is_no_confidence(self):
