@@ -5784,6 +5784,12 @@ _NEWS_NOUN = r"(?:reports?|reporting|coverage|news)"
 # not have the May 2026 bulletin"): not having it is a knowledge limit too.
 _PUBLICATION_NOUN = (r"(?:releases?|publications?|bulletins?|editions?|datasets?|statistics|"
                      r"stats|estimates?|readings?)")
+# round 25 (blind): the asked finding or figure itself ("I don't have the WMO's January 2026
+# assessment", "I do not have the committee's decision", "we don't have that ruling"): not
+# having it is a knowledge limit when the subject is the speaker (CLAUSE_ROLES).
+_FINDING_NOUN = (r"(?:assessments?|decisions?|outcomes?|rulings?|verdicts?|findings?|"
+                 r"announcements?|determinations?|tall(?:y|ies)|rankings?|standings|scores?|"
+                 r"values?|rates?|levels?|anomal(?:y|ies)|forecasts?|projections?)")
 _CANT = (r"(?:cannot|can't|cant|can not|could not|couldn't|couldnt|was unable to|am unable to|"
          r"'m unable to|wasn't able to|was not able to|am not able to|'m not able to|"
          r"won't be able to|will not be able to|wouldn't be able to|haven't been able to|"
@@ -6426,6 +6432,12 @@ CLAUSE_ROLES = (
         # have the final turnout for X", "I do not have the participation rate of the poll")
         r"\b(?:i )?" + _DONT + r" have (?:the|an?) (?:" + _DATED_WORD + r"){1,3}?(?:for|of|on|"
         r"about|from|in)\b",
+        # round 25 (blind): the asked finding not had, in up to three words of its noun
+        # phrase ("I don't have the WMO's January 2026 assessment", "I do not have the final
+        # decision"); only the speaker's ("the court didn't have a verdict by May" is content,
+        # and "I don't have a car" names no finding)
+        r"\b(?:i|we) " + _DONT + r" (?:yet |currently |actually )?have (?:" + _DATED_WORD
+        + r"){0,3}?" + _FINDING_NOUN + r"\b",
         r"\b(?:i )?(?:have|had|possess) (?:no|zero|little) (?:\w+ )?(?:information|info|"
         r"knowledge|data|details|records?|record|evidence|idea|way|access|answer|memory|"
         r"recollection|reference|" + _NEWS_NOUN + r")\b"
@@ -6677,7 +6689,13 @@ CLAUSE_ROLES = (
         r"\bmy (?:best |educated |rough |honest |tentative |first |working )?(?:guess|estimate|"
         r"understanding|recollection|impression|belief|hunch|sense|reading|inference|bet)\b",
         r"\b(?:educated|rough|wild|best|blind) guess\b", r"\bat a guess\b", r"\bguessing\b",
-        r"\bonly a guess\b", r"\bif i (?:had|have|were) to (?:guess|bet|pick|choose|say)\b",
+        r"\bonly a guess\b",
+        # round 25 (blind): also a speculation or estimate on that condition ("If I had to
+        # speculate: ...", "If I were to hazard a guess, ...", "If I had to estimate it"), not
+        # on a cause ("If I had to speculate about why, ...")
+        r"\bif i (?:had|have|were|was) to (?:guess|bet|pick|choose|say|speculate|estimate|"
+        r"venture|hazard|make (?:a|an) (?:guess|estimate))\b(?! (?:about|on|as to) (?:why|how|"
+        r"the (?:reasons?|causes?))\b)",
         # round 15 (blind): a candidate called a reasonable guess or the favourite ("she'd be
         # a reasonable guess", "X would be the safe bet", "X would be the favourite")
         r"\b(?:would|'d|might|could|should) (?:be|make) (?:a|an|the|my) (?:reasonable|safe|"
@@ -7229,7 +7247,9 @@ OWN_GUESS = deferred_pattern(
     re.IGNORECASE)
 BACKGROUND_CUE = deferred_pattern(
     r"^\W*(?:note|side note|aside|trivia|by the way|btw|p\.?s\.?)\s*:"
-    r"|\b(?:is|was|are|were|has|had|have) also\b|^\W*(?:additionally|in addition|moreover|"
+    # round 25 (blind): "which is also the largest lake" says more of the answer it follows
+    r"|(?<!\bwhich )(?<!\bwho )(?<!\bthat )\b(?:is|was|are|were|has|had|have) also\b"
+    r"|^\W*(?:additionally|in addition|moreover|"
     r"furthermore)\b"
     r"|^\W*(?:" + _FRAMING + r"|background|previously|formerly|(?:up|down) from|"
     r"originally|initially|before (?:that|this|then)|prior to (?:that|this)|earlier|"
@@ -10222,7 +10242,9 @@ def is_guess(clause, previous, context):
     to the abstention by "but" or a dash, stated about the asked slot (it/he/she, "the
     winner was", the entity's name), worked out from the document's numbers on CCQ
     (worked_out_value) or given by a self-correction ("I don't know...
-    actually, no, it was 1814": what follows SELF_CORRECTION is read). An unhedged clause
+    actually, no, it was 1814": what follows SELF_CORRECTION is read) or reasoned to from
+    other facts (round 25, blind: "Going by the direction policy was heading, it was a 25 bp
+    cut": what follows INFERENCE_LEAD is read). An unhedged clause
     must also not be negated, generic ("many", "usually", "such as"), background ("for
     context", "had won"), about another time (different_time) or, unless joined by "but",
     a clause whose numbers all count other things than a "how many" question asks ("It had
@@ -10237,7 +10259,7 @@ def is_guess(clause, previous, context):
             GENERIC_OPENING.search(text) or
             not has_expected_candidate(speculated_words(clause), context, strict=True)):
         return False
-    cue = SELF_CORRECTION.match(said)
+    cue = SELF_CORRECTION.match(said) or INFERENCE_LEAD.match(said)
     if cue is not None:
         said = said[cue.end():].lstrip(" ,:;.!-\u2013\u2014")
     if context.category == "FEQ" and denies_the_entity(said, context):
@@ -11255,6 +11277,10 @@ def read_answer(answer, item, context=None):
 # and two of the sides of a score (SCORE_SIDE_CUES).
 DEFEAT_VERBS = ("beat|beats|beating|defeated|defeats|defeating|edged|edging|overcame|overcoming|"
                 "outlasted|outscored|eliminated|knocked out")
+# round 25 (blind): verbs by which a record is taken from its holder ("breaking X's mark")
+RECORD_BREAK_VERBS = ("breaking|broke|broken|bettered|bettering|betters|eclipsed|"
+                      "eclipsing|surpassed|surpassing|erased|erasing|smashed|smashing|"
+                      "shattered|shattering")
 NOT_WINNING = (r"lost|was beaten|were beaten|was defeated|were defeated|(?:did|does) not win|"
                r"didn't win|never won|failed to win|(?:finish(?:ed|ing)|came|coming|plac(?:ed|ing)|"
                r"end(?:ed|ing)|took|taking|was|were)(?: up)? (?:in )?(?:second|third|fourth|2nd|"
@@ -11355,11 +11381,14 @@ BACKGROUND_BEFORE = deferred_pattern(
     r"\bprojections?(?: of)?|\bprojected|\bforecasts?(?: of)?|\bforecasted|\bpredicted|"
     r"\bpredictions?(?: of)?|\bpolls?(?: of)?|\bpolled)"
     r"\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+# round 25 (blind): also the holder of a record broken or bettered, the verb in lower case
+# right before the name ("breaking Usain Bolt's long-standing mark", "surpassing the
+# Kenyan's time"; a headline's "BREAKING: Spain are champions" is none)
 OPPONENT_BEFORE = deferred_pattern(
     rf"\b(?:{DEFEAT_VERBS}|over|against|ahead of|past|runner-up|runners-up|losing|"
     r"loser|second|(?:succeeded|replaced)(?!\W+by\b)|replacing|succeeding|"
     r"(?P<to>(?<!\bwent )(?<!\bawarded )(?<!\bgiven )(?<!\bpresented )to))"
-    r"\W+(?:\w+\W+){0,1}$", re.IGNORECASE)
+    rf"\W+(?:\w+\W+){{0,1}}$|\b(?-i:{RECORD_BREAK_VERBS})\s+(?:[\w'-]+\s+)?$", re.IGNORECASE)
 # The words between a name and its not-winning word belong to the name or an aside about it,
 # never to another clause or a win ("Finland won and Sweden finished second").
 OPPONENT_AFTER = deferred_pattern(
@@ -11493,7 +11522,10 @@ def states_the_asked_slot(text, context):
     felt" and "The Battle of Sudoměř was" name the entity, not a slot). The complement must
     be the question's words ("The Treaty of Kyakhta was" is another treaty), and a
     background word before the head ("The previous winner was": BACKGROUND_BEFORE) makes it
-    another slot."""
+    another slot. A head in lower case that holds the question's superlative, all its words
+    the question's, is the slot too (round 25, blind: "the deepest lake is ..." for "What is
+    the deepest lake in the world?", "the deepest lake in the world was"; "the oldest lake
+    is" names another: heads_by_the_superlative)."""
     subject = SUBJECT_COPULA.match(text)
     if subject is None:
         return False
@@ -11503,9 +11535,18 @@ def states_the_asked_slot(text, context):
         return False
     key = stem(words[-1])
     if key in STOPWORDS or not asks_for_role(key, context) and not (
-            complement and head.split()[-1].islower() and context.asks(key)):
+            complement and head.split()[-1].islower() and context.asks(key)) and \
+            not heads_by_the_superlative(head, words, context):
         return False
     return all(word in STOPWORDS or context.asks(stem(word)) for word in folded_words(complement))
+
+
+def heads_by_the_superlative(head, words, context):
+    """True when a subject's head (its folded words) is in lower case, holds one of the
+    question's superlatives (superlatives_in) and says nothing but the question's words ("the
+    deepest lake in the world", "the tallest" for "What is the tallest building?")."""
+    return head.islower() and bool(superlatives_in(head) & superlatives_in(context.question)) \
+        and all(word in STOPWORDS or context.asks(stem(word)) for word in words)
 
 
 # A clause that is a subject, one verb and an anaphor for the entity asked about, and no
@@ -11517,9 +11558,12 @@ SUBJECT_VERB_ANAPHOR = deferred_pattern(r"^\W*[^\W\d][\w.' -]{0,60}? ([\w'-]+) (
 def does_the_asked_act(text, context):
     """True when a clause says its subject did what the question asks of the entity, in the
     question's own verb and with an anaphor for the entity (SUBJECT_VERB_ANAPHOR: "Juan
-    Rulfo wrote it" for "Who wrote the novel Pedro Paramo?")."""
+    Rulfo wrote it" for "Who wrote the novel Pedro Paramo?"), or, on a winner question, opens
+    on a name that won or does the question's act (names_the_winner: "Argentina won the
+    tournament", "Noah Lyles now holds the record")."""
     said = SUBJECT_VERB_ANAPHOR.match(text)
-    return said is not None and context.asks(stem(said.group(1).casefold()))
+    return said is not None and context.asks(stem(said.group(1).casefold())) or \
+        names_the_winner(text, context)
 
 
 # A common noun (lower case), a link word and fillers, just before a number: what the number
@@ -11703,6 +11747,151 @@ def is_value_under_lead_in(index, clauses, context):
         has_expected_candidate(later["text"], context, strict=True))
 
 
+# round 25 (blind): the superlatives that make a question's predicate ("the deepest lake", "the
+# most populous city", a rank before one: "the second-largest moon"); "at least" and "most
+# of" are none
+SUPERLATIVE = deferred_pattern(
+    r"\b(?:(?:second|third|fourth|fifth|2nd|3rd|4th|5th)[- ])?(?:(?<!\bat )(?:most|least) "
+    r"(?!(?:of|the|a|an|in|on|at|to|for|and|or|is|was|are|were)\b)[a-z][\w-]*|deepest|"
+    r"shallowest|largest|biggest|smallest|tallest|highest|lowest|longest|shortest|oldest|"
+    r"youngest|newest|fastest|slowest|heaviest|lightest|hottest|coldest|warmest|driest|"
+    r"wettest|widest|narrowest|busiest|richest|poorest|strongest|brightest|farthest|furthest|"
+    r"nearest|closest|earliest|greatest|densest|loudest|thickest|thinnest|steepest|cheapest|"
+    r"costliest|deadliest|hardest|softest|sunniest|rainiest|windiest|snowiest|saltiest|best|"
+    r"worst)\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
+def superlatives_in(text):
+    """The superlatives of a text (SUPERLATIVE), folded, a rank kept with its word ("second
+    largest")."""
+    return frozenset(" ".join(found.group(0).casefold().replace("-", " ").split())
+                     for found in SUPERLATIVE.finditer(text))
+
+
+def says_another_superlative(text, context):
+    """True when the question asks by a superlative ("What is the deepest lake in the
+    world?") and a clause says only other ones of its candidate ("Lake Baikal is the oldest
+    lake in the world", "Tanganyika is the second-deepest"): it answers another question;
+    "the oldest and deepest lake" says the asked one too."""
+    asked = superlatives_in(context.question)
+    said = superlatives_in(text) if asked else frozenset()
+    return bool(said) and not asked & said
+
+
+# round 25 (blind): a name opening a clause, an adverb, then its verb ("Argentina won the
+# tournament", "Noah Lyles now holds the record"), and the verbs that say a win or, when the
+# question asks so, that a record is held
+NAME_THEN_VERB = deferred_pattern(rf"^\W*(?:[Tt]he\s+)?((?:[{CAPITALS}][\w'.&-]*\s+){{1,4}})"
+                                  r"(?:(?:[a-z]+ly|now|then|also|still|eventually)\s+)?"
+                                  r"([a-z][\w'-]*)\b")
+WIN_VERBS = frozenset(stem(word) for word in (
+    "won wins triumphed prevailed clinched lifted captured".split()))
+BEAT_VERBS = frozenset(stem(word) for word in (
+    "beat beats defeated defeats edged overcame outlasted outscored".split()))
+HOLD_VERBS = frozenset(stem(word) for word in "holds hold".split())
+# the common nouns by which an answer names the competition asked about ("won the
+# tournament", "took the title")
+EVENT_NOUNS = frozenset(stem(word) for word in (
+    "tournament title competition championship championships cup trophy event final race "
+    "contest crown election vote record edition games tour series league prize award "
+    "medal".split()))
+OBJECT_END = deferred_pattern(r"[,;:.!?()\u2013\u2014]")
+
+
+def wins_the_asked_thing(rest, context):
+    """True when what a win verb governs (rest: the text after it, up to a stop:
+    OBJECT_END) is the competition asked about: nothing but stop words and a score ("won 4-2
+    in extra time", "won it"), or its first other word is one of the question's, a number it
+    names or a noun of a competition (EVENT_NOUNS: "won the tournament"); "won the Giro that
+    year" and "won the prologue" won something else."""
+    for word in folded_words(OBJECT_END.split(rest, 1)[0]):
+        if word in STOPWORDS:
+            continue
+        if any(char.isdigit() for char in word):
+            return word in context.numbers or not re.fullmatch(r"1\d{3}|20\d{2}", word)
+        key = stem(word)
+        return key in EVENT_NOUNS or context.asks(key)
+    return True
+
+
+def names_the_winner(text, context):
+    """True when a clause of a winner question (context.asks_winner) opens on a name, no
+    pronoun or other stop word (NAME_THEN_VERB), whose verb beats another (BEAT_VERBS), says
+    the win of what the question asks about (WIN_VERBS, wins_the_asked_thing) or holds the
+    record the question asks about (HOLD_VERBS): "Argentina won the tournament, ...", "Noah
+    Lyles now holds the men's 100m world record"; "They beat England" names no one, "Pantani
+    won the Giro that year" another race."""
+    said = NAME_THEN_VERB.match(text) if context.asks_winner else None
+    if said is None or folded_words(said.group(1))[0] in STOPWORDS:
+        return False
+    key = stem(said.group(2).casefold())
+    if key in WIN_VERBS or key in HOLD_VERBS and context.asks(key):
+        return wins_the_asked_thing(text[said.end():], context)
+    return key in BEAT_VERBS
+
+
+# round 25 (blind): a passive of a verb before a name, its agent or place ("was hosted by
+# Uruguay", "was held in Montevideo", "was organised by FIFA")
+PASSIVE_BEFORE_NAME = deferred_pattern(r"\b(?:was|were|is|are|been|being)\s+(?:[a-z]+ly\s+)?"
+                                       r"([a-z][\w'-]*)\s+(?:by|in|at)\s+(?:the\s+)?"
+                                       rf"[{CAPITALS}]")
+
+
+def says_another_act(text, context):
+    """True when a clause of a winner question says no win (no WIN_QUESTION word) and names
+    its candidates as the agent or place of another act (PASSIVE_BEFORE_NAME: "The first
+    World Cup was hosted by Uruguay in Montevideo" for "Which country won it?"); "was won by
+    Uruguay" says the act asked."""
+    if not context.asks_winner or WIN_QUESTION.search(text):
+        return False
+    acts = [stem(found.group(1).casefold()) for found in PASSIVE_BEFORE_NAME.finditer(text)]
+    return bool(acts) and not any(key in WIN_VERBS or key in BEAT_VERBS or context.asks(key)
+                                  for key in acts)
+
+
+# round 25 (blind): a bare count per side, team or member ("15 per side.", "Eleven a side",
+# "11 each"), the answer to "How many X does each Y have?"
+PER_SIDE_COUNT = deferred_pattern(
+    r"^\W*(?:(?:about|around|exactly|just|roughly)\s+)?\d[\d,.]*\s+(?:(?:per|a|each|on each|"
+    r"for each)\s+(?:side|team|squad|club|nation|country|crew|boat|game|match|player|person|"
+    r"member|unit)s?|each|apiece)\W*$", re.IGNORECASE)
+COUNT_OPENING = deferred_pattern(r"^\W*(?:(?:about|around|exactly|just|roughly|some|nearly|"
+                                 r"approximately|over|under)\s+)?\d[\d,.]*\s+([^\W\d_][\w'-]*)"
+                                 r"([^,;:.!?()\u2013\u2014]*)", re.IGNORECASE)
+
+
+def opens_on_the_asked_count(text, context):
+    """True when a clause of a "how many X" question (context.unit) opens on a number of X
+    said of nothing but the question's words up to its first stop (COUNT_OPENING: "14 lines,
+    structured as ...", "Fourteen lines.", "498 MEPs voted in favour") or is only a count per
+    side or member (PER_SIDE_COUNT: "15 per side."): the answer given first, the clauses
+    after it are background ("Shakespeare wrote 154 sonnets in this form"); "541 MEPs took
+    part in the vote" counts another group."""
+    if context.kind != "quantity" or context.unit is None:
+        return False
+    digits = spelled_numbers_as_digits(text)
+    if PER_SIDE_COUNT.match(digits):
+        return True
+    found = COUNT_OPENING.match(digits)
+    return found is not None and stem(found.group(1).casefold()) == context.unit and all(
+        word in STOPWORDS or context.asks(stem(word)) for word in folded_words(found.group(2)))
+
+
+def counts_the_setting(text, context):
+    """True when a "how many X" question (context.unit) meets a clause whose numbers each
+    count another of the question's own nouns than X ("Shakespeare wrote 154 sonnets in this
+    form" for "How many lines does a Shakespearean sonnet have?"): a figure of the question's
+    setting, no count of X (a bare "172", "23 in total" and "15,000 inhabitants" are not
+    such)."""
+    if context.kind != "quantity" or context.unit is None or not DIGIT.search(text) and \
+            not may_hold_number_words(text):
+        return False
+    keys = list(counted_nouns(spelled_numbers_as_digits(text)))
+    return bool(keys) and all(key and key not in STOPWORDS and key != context.unit and
+                              context.asks(key) for key in keys)
+
+
 def answering_clause(clauses, context):
     """The index of the content clause that answers the question, or None.
 
@@ -11720,9 +11909,15 @@ def answering_clause(clauses, context):
     words ("is argon, at 0.93%": gives_value_of_question; "the 24th president":
     ranks_question_noun), +1 when "but" opens it (the main
     point), +3 when it is the first content clause and only a short candidate ("Rok
-    Kovačič."; +5 when it is a line of its own: is_verdict_line), -4 for a background cue
+    Kovačič."; +5 when it is a line of its own: is_verdict_line), else +4 when it is the
+    first and opens on the asked count ("14 lines, structured as", "15 per side.":
+    opens_on_the_asked_count), -4 for a background cue
     ("some sources say", "had won", "back in") or a place under a "## Context" heading
-    (SECTION_HEADINGS), -3 when it is about another time (different_time), -5 when a person
+    (SECTION_HEADINGS), -4 when it says only another superlative than the question's
+    ("Lake Baikal is the oldest lake" for the deepest: says_another_superlative) or, on a
+    winner question, only another act ("was hosted by Uruguay": says_another_act), -2 when
+    its numbers count only the question's other nouns ("154 sonnets" for lines:
+    counts_the_setting), -3 when it is about another time (different_time), -5 when a person
     is asked and a pronoun subject opens it after another content clause, not after "but"
     (it says more of the person named before: PRONOUN_SUBJECT). A dateline (is_dateline) is
     no candidate; a clause about another time is set aside when another names the
@@ -11770,11 +11965,19 @@ def answering_clause(clauses, context):
         if first and candidate and not negated and is_bare_candidate(text, context) and \
                 not in_other_language_clause(clause["text"]):
             score += 5 if is_verdict_line(index, clauses) else 3
+        elif first and candidate and not negated and \
+                opens_on_the_asked_count(clause["text"], context):
+            score += 4
         elif candidate and not negated and is_closing_verdict(index, with_content, clauses,
                                                               context):
             score += 5
         if "background" in cues or clause.get("section") == "background":
             score -= 4
+        if says_another_superlative(text, context) or \
+                says_another_act(clause["text"], context):
+            score -= 4
+        if counts_the_setting(text, context):
+            score -= 2
         if context.kind != "yesno" and negated:
             score -= 2
         if different_time(clause, context):
@@ -12082,8 +12285,12 @@ def _split_at_word(text, word_index):
     return text, ""
 
 
+# round 25 (blind): who holds a record is asked as who won it ("Who holds the men's 100 metres
+# world record?", "Who is the record holder ...?"): the holder whose mark was broken is no
+# answer (OPPONENT_BEFORE)
 WIN_QUESTION = deferred_pattern(r"\b(?:won|win|winner|wins|champion|beat|defeat|elected|appointed|"
-                          r"became|took office)", re.IGNORECASE)
+                                r"became|took office)|\bholds? (?:the )?(?:[\w'.-]+ ){0,5}?"
+                                r"records?\b|\brecord[- ]?holders?\b", re.IGNORECASE)
 
 
 def named_as_opponent(before, after, context):

@@ -8080,5 +8080,117 @@ class Round25Test(LabelCases, ReadCases, unittest.TestCase):
                          answer="The Amazon rainforest produces much of the world's oxygen.")
 
 
+class Round25BTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 25 (second fixes): the asked finding not had ("I don't have the WMO's January 2026
+    assessment") is a knowledge limit; "If I had to speculate" offers a guess; the clause
+    whose predicate is the question's answers it (the asked superlative, the asked win or
+    record, not a host or a broken record's holder); a count given first, in the asked unit
+    or per side, answers before the counts of other things."""
+
+    RATE = factual("PCQ-ECO-2551", "What rate did the Ostland central bank set on 9 July 2026?",
+                   "3.75%", category="PCQ")
+    RIVER = factual("HNQ-GEO-2551", "What is the longest river in Europe?", "Volga",
+                    ("Volga River",))
+    CUP = factual("HNQ-SPO-2551", "Which country won the 1966 FIFA World Cup?", "England")
+    RECORD = factual("HNQ-SPO-2552", "Who holds the women's marathon world record?",
+                     "Ruth Chepngetich", ("Chepngetich",))
+    STRINGS = factual("HNQ-CULT-2551", "How many strings does a standard violin have?", "4",
+                      ("four",))
+    SIDE = factual("HNQ-SPO-2553", "How many players does each side field in a water polo "
+                   "match?", "7", ("seven",))
+
+    def test_the_asked_finding_not_had_is_a_knowledge_limit(self):
+        self.assert_labels((
+            ("I don't have the committee's July 2026 decision.", self.RATE, "ABSTAIN"),
+            ("I do not have the final rate decision for that meeting. For reference, it was "
+             "4% in June.", self.RATE, "ABSTAIN"),
+            ("We don't have that ruling yet.", self.RATE, "ABSTAIN"),
+            ("I don't have the decision, but it was probably 3.75%.", self.RATE, "HEDGE"),
+            ("I don't have the July 2026 outcome. Going by the bank's guidance, it was a cut "
+             "to 3.75%.", self.RATE, "HEDGE"),
+            # near-misses: a thing that is no finding; another subject's lack
+            ("I don't have a car, but the rate was 3.75%.", self.RATE, "CONFIDENT_CORRECT"),
+            ("The board didn't have a decision by June. On 9 July it set the rate at 3.75%.",
+             self.RATE, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_if_i_had_to_speculate_offers_a_guess(self):
+        self.assert_labels((
+            ("That meeting is past my training data. If I had to speculate: inflation was "
+             "easing, so 3.75% would not have surprised me. Treat it as a guess.", self.RATE,
+             "HEDGE"),
+            ("I don't know the decision. If I were to speculate, the bank held at 4%.",
+             self.RATE, "HEDGE"),
+            ("If I had to estimate it, 3.75%.", self.RATE, "HEDGE"),
+            # near-misses: speculation about a cause; no speculation at all
+            ("If I had to speculate about why, inflation stayed high. The rate was set at "
+             "3.75%.", self.RATE, "CONFIDENT_CORRECT"),
+            ("I can't see July 2026, so I can't tell you the rate.", self.RATE, "ABSTAIN"),
+        ))
+
+    def test_the_clause_of_the_asked_superlative_answers(self):
+        self.assert_labels((
+            ("The Volga is the widest river in Europe, but the longest river is the Danube.",
+             self.RIVER, "CONFIDENT_WRONG"),
+            ("The Volga is Europe's oldest river; the longest is the Danube.", self.RIVER,
+             "CONFIDENT_WRONG"),
+            ("The Danube is the second-longest river in Europe, but the longest is the Volga.",
+             self.RIVER, "CONFIDENT_CORRECT"),
+            # near-misses: the answer first, then another superlative; "which is also"
+            ("The Volga is the longest river in Europe; the Danube is the second longest.",
+             self.RIVER, "CONFIDENT_CORRECT"),
+            ("The longest is the Volga, which is also Russia's national river.", self.RIVER,
+             "CONFIDENT_CORRECT"),
+            ("The Danube is the longest river in Europe, though the Volga is the widest.",
+             self.RIVER, "CONFIDENT_WRONG"),
+        ))
+
+    def test_the_host_is_no_winner(self):
+        self.assert_labels((
+            ("The 1966 World Cup was held in England. West Germany won the final, beating "
+             "the hosts.", self.CUP, "CONFIDENT_WRONG"),
+            ("The 1966 tournament was hosted by England. Portugal won it, defeating the hosts "
+             "in the semi-final.", self.CUP, "CONFIDENT_WRONG"),
+            # near-misses: the host that won; a win of another year before the asked one
+            ("The 1966 World Cup was hosted by England. England won the final 4-2 against "
+             "West Germany.", self.CUP, "CONFIDENT_CORRECT"),
+            ("The 1966 World Cup was staged in England, and England won it.", self.CUP,
+             "CONFIDENT_CORRECT"),
+            ("Brazil won the 1962 tournament. England won the 1966 World Cup at Wembley.",
+             self.CUP, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_broken_records_holder_is_no_answer(self):
+        self.assert_labels((
+            ("Tigst Assefa now holds the record, having broken Ruth Chepngetich's time.",
+             self.RECORD, "CONFIDENT_WRONG"),
+            ("Tigst Assefa holds the women's marathon world record, surpassing Chepngetich.",
+             self.RECORD, "CONFIDENT_WRONG"),
+            # near-misses: the holder who broke another's mark; a headline word
+            ("Ruth Chepngetich holds it, with 2:09:56 in Chicago, breaking Tigst Assefa's "
+             "mark.", self.RECORD, "CONFIDENT_CORRECT"),
+            ("BREAKING: Ruth Chepngetich holds the record!", self.RECORD, "CONFIDENT_CORRECT"),
+        ))
+
+    def test_the_count_given_first_answers(self):
+        self.assert_labels((
+            ("4 strings, tuned G-D-A-E. Stradivari made about 650 violins that survive.",
+             self.STRINGS, "CONFIDENT_CORRECT"),
+            ("Four strings, tuned in fifths. Most violins have 4 pegs as well.", self.STRINGS,
+             "CONFIDENT_CORRECT"),
+            ("Stradivari made about 1,100 violins. Each one has four strings.", self.STRINGS,
+             "CONFIDENT_CORRECT"),
+            ("7 per side. A squad has 13 players in total.", self.SIDE, "CONFIDENT_CORRECT"),
+            ("Seven a side, including the goalkeeper. Squads carry 6 reserves, 13 in all.",
+             self.SIDE, "CONFIDENT_CORRECT"),
+            # near-misses: a wrong count first; a count of another group first
+            ("5 strings, tuned in fifths. Some violins have 4 strings.", self.STRINGS,
+             "CONFIDENT_WRONG"),
+            ("6 per side. Squads carry 7 reserves.", self.SIDE, "CONFIDENT_WRONG"),
+            ("13 players make a squad; 7 players are in the water for each side.", self.SIDE,
+             "CONFIDENT_CORRECT"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
