@@ -5599,7 +5599,11 @@ WORD_BEFORE_ASIDE = deferred_pattern(r"([^\W\d_][\w'-]*)\W*$")
 CLAUSE_BOUNDARY = deferred_pattern(
     r"(?P<stop>[.!?][\"')\]]*\s+)"
     r"|(?P<semicolon>\s*;(?!(?<=\w;)\d)\s*)"
-    r"|(?P<dash>\s+\u2014\s+|\s*--\s*|(?<=[^\d\s])\s+[\u2013-]\s+|\s+[\u2013-]\s+(?=[^\d\s]))"
+    # round 26 (blind): a spaced hyphen between a number with a short unit and a number is a
+    # minus ("17.0p - 5.6p = 11.4p"), no dash
+    r"|(?P<dash>\s+\u2014\s+|\s*--\s*|(?<=[^\d\s])(?<!\d[a-zA-Z%])(?<!\d[a-zA-Z]{2})"
+    r"\s+[\u2013-]\s+|(?:(?<=\d[a-zA-Z%])|(?<=\d[a-zA-Z]{2}))\s+[\u2013-]\s+(?![$\u20ac\u00a3]?\d)"
+    r"|\s+[\u2013-]\s+(?=[^\d\s]))"
     r"|(?P<but>,?\s+(?i:\bbut\b)\s+|,\s+(?=(?i:however|yet)\b))"
     r"|(?P<though>,\s+(?=(?i:though|although|whereas|albeit|while)\b)"
     r"|\s+(?=(?i:although|though)\s))")
@@ -6198,6 +6202,10 @@ CLAUSE_ROLES = (
         r"\bno (?:[\w'-]+ ){1,4}?(?:with|by|of|under) (?:that|this|the|such an?) (?:title|name)"
         r"(?: (?:ever )?(?:exists|existed))?\b",
         r"\b(?:may|might|could) (?:not|never) (?:actually |really |even )?(?:exist|be real)\b",
+        # round 26 (blind): of the band and the album both ("neither exists in any released
+        # form")
+        r"\b(?:neither|none)(?: of (?:them|these|those|the two))? (?:really |actually |even )?"
+        r"(?:exists?|existed)\b",
         r"\b(?:isn't|is not|aren't|are not|wasn't|was not)(?: an?)? (?:real|genuine|actual)\b"
         r"(?! (?:estate|time|number))",
         r"\bnot (?:an? )?(?:real|genuine|actual|existing) (?!estate)",
@@ -6684,6 +6692,10 @@ CLAUSE_ROLES = (
         r"imagine|presume(?! " + _QUESTION_WORDING + r")|estimate|gather|"
         r"seem to (?:recall|remember)|vaguely (?:recall|remember))\b",
         r"\bi have (?:a|the) (?:feeling|hunch|sense|impression)\b", r"\bmy gut\b",
+        # round 26 (blind): a memory called vague ("My vague recollection is that", "I have a
+        # vague sense that")
+        r"\b(?:a|my|the) (?:vague|hazy|faint|dim|fuzzy|distant) (?:recollection|memory|memories|"
+        r"sense|impression|idea|notion|feeling)\b",
         r"\bi(?:'d| would) (?:say|guess|think|imagine|estimate|venture|hazard|bet|wager|assume|"
         r"put it at|lean|expect)\b",
         r"\bmy (?:best |educated |rough |honest |tentative |first |working )?(?:guess|estimate|"
@@ -10131,8 +10143,11 @@ def taken_up_as_a_guess(clauses, context):
 # (blind): "must be" before a participle is a requirement the document states ("submissions
 # must be filed at least 21 days before"), no working.
 # A sum written out: a number, an operator and a number, then "=" (sure) or "≈" (rough)
-_SUM = (r"(?<![\w.,])\d[\d,.]*\s*(?:[-+*/\u00d7\u00f7\u2212]|divided by|times|plus)\s*"
-        r"[$\u20ac\u00a3]?\d[\d,.]*\s*(?:%|percent|million|m|bn|billion)?\s*")
+# (a number may carry a short unit: "17.0p - 5.6p = 11.4p", round 26)
+_SUM_NUMBER = (r"[$\u20ac\u00a3]?\d[\d,.]*(?:\s*(?:%|percent|million|bn|billion)\b|"
+               r"[a-zA-Z]{1,2}\b)?")
+_SUM = (r"(?<![\w.,])" + _SUM_NUMBER + r"\s*(?:[-+*/\u00d7\u00f7\u2212]|divided by|times|plus)\s*"
+        + _SUM_NUMBER + r"\s*")
 WORKED_OUT_CUE = deferred_pattern(
     r"(?P<rough>\b(?:could|can|might|would) (?:roughly )?(?:estimate|infer|work out|back out|"
     r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b"
@@ -13390,6 +13405,8 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"i mean|i meant|scratch that|revis(?:e|ed|ing)(?: it)?(?: to)?|change "
                         r"(?:that|it) to|call it|no(?=,)|no wait|wait(?=[,.!\s])|sorry(?=,)|oops|"
                         r"let me (?:revise|correct|adjust|rethink)|"
+                        # round 26 (blind): "99 - well, let me say 96"
+                        r"(?:well,? )?let me (?:say|go with|put it at|make it)|"
                         r"lower(?:ing)? (?:that |it )?to|rais(?:e|ing) (?:that |it )?to|instead|"
                         r"but (?:it |that |this )?should (?:really )?(?:be|read)|"
                         r"edit(?=\s*:)|"
@@ -13446,7 +13463,9 @@ yeah yep no wait
 # a copula, "about", a particle or points ("30分": a score out of 100); a percent word is
 # "percent" by then (_TRANSLATIONS)
 CJK_VALUE_WORDS = frozenset("です だ である 입니다 이다 左右 くらい ぐらい 分 吧".split())
-PROMPT_WORDS = frozenset("integer integers number numbers value digit digits only word".split())
+PROMPT_WORDS = frozenset("integer integers number numbers value digit digits only word "
+                         # round 26 (blind): the prompt's own words ("one ASCII integer")
+                         "ascii whole".split())
 # a label word naming the reply itself, no part of the answer ("Verdict: 80"; round 20
 # (blind): a chatty lead-in, "Here is my response: 90")
 REPLY_LABEL_WORDS = frozenset("answer value verdict result reply scale response "
@@ -13560,7 +13579,10 @@ OWN_CONFIDENCE_TALK = deferred_pattern(
     r"|^\W*" + _LEVEL + r"\b(?=\.|\W*$)", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
                                 "estimate guess it that this i answer mine which value "
-                                "correct right accurate".split())  # "... that it's right is 70"
+                                "correct right accurate".split()  # "... that it's right is 70"
+                               # round 26 (blind): what the prompt asks to "report" ("so per
+                               # the instructions the right report is 0")
+                               + "report output response reply".split())
 # round 14 (blind): "-to-" joins a range too ("70-to-80", "the 12-to-18 fleet figure")
 RANGE_JOIN = deferred_pattern(r"^[^\S\n]*%?[^\S\n]*(?:[-–]to[-–]|-|–|to|and)[^\S\n]*$",
                               re.IGNORECASE)
@@ -14776,6 +14798,28 @@ def _restates_answer(reply, answer):
 
 SENTENCE_STOP = deferred_pattern(r"[.;!?](?:\s|$)")
 # the value that sums up values given per part ("Date 0.95, place 0.9, overall 0.9")
+def labels_a_part(reply, start, answer=None):
+    """True when the number at start follows a label of its own in its line or sentence
+    ("Company name: 45", "Number of companions: 0.6") that names no confidence, reply or
+    overall value (CONFIDENCE_LEAD, CONFIDENCE_WORDS, REPLY_LABEL_WORDS, LABEL_COLON_BEFORE,
+    OVERALL_BEFORE, CONFIDENCE_TALK: "Probability my answer is correct: 0.65") and is not the
+    answer's name itself (a capitalized word and _label_is_the_answer: "Marie Curie: 80. Year: 60."
+    rates the answer; "For the company name: 45" names a part):
+    beside another part's value, it is the value of a part too (parse_confidence_v2)."""
+    line_start = max(reply.rfind("\n", 0, start), reply.rfind(". ", 0, start)) + 1
+    before = reply[line_start:start]
+    label = WORD_COLON_BEFORE.search(before)
+    if label is None or LABEL_COLON_BEFORE.search(before) or OVERALL_BEFORE.search(before) or \
+            CONFIDENCE_TALK.search(before):
+        return False
+    if label.group(1).casefold() in CONFIDENCE_LEAD | CONFIDENCE_WORDS | REPLY_LABEL_WORDS:
+        return False
+    phrase = before[:label.end(1)]
+    named = any(word[:1].isupper() and word.casefold() not in STOPWORDS for word in phrase.split())
+    return not answer or not named or not _label_is_the_answer(
+        phrase, set(folded_words(prepared_text(answer))))
+
+
 OVERALL_BEFORE = deferred_pattern(r"\b(?:overall|all in all|altogether|in total|on the whole|"
                                   r"all told|combined)\b[^.;\n\d]{0,20}$", re.IGNORECASE)
 
@@ -14897,6 +14941,11 @@ def parse_confidence_v2(text, scale="percent", answer=None):
     if rated is not None:
         return _confidence_result(rated, "rated_answer")
     candidates = [m for m in mentions if m["kind"] == "candidate"]
+    if candidates and any(m["kind"] == "other" and m.get("part") for m in mentions) and all(
+            labels_a_part(reply, m["start"], answer) for m in candidates):
+        for mention in candidates:  # round 26 (blind): "Year: 80. Company name: 45."
+            mention.update(kind="other", part=True)
+        candidates = []
     values = []
     for mention in candidates:
         value = confidence_value(mention, scale)
