@@ -5879,6 +5879,17 @@ _QUESTION_WORDING = (r"(?:that )?(?:you (?:mean|meant|are asking|'re asking|are 
                      r"(?:spellings?|variants?)\b)")
 # The answerer's last update as the date of what it says ("As of my last update, ..."): a
 # knowledge limit, unless it dates a value the answer caveats (dated_answers).
+# round 26 (blind): the asked event not come yet, so no value ("Artemis II has not launched
+# yet, so there is no splashdown date", "the mission is still upcoming"): knowledge limits
+# (after an answer given, another event's: not_yet_after_answer)
+_NOT_YET = (
+    r"\b(?:has|have)(?: not|n't) (?:yet )?(?:launched|flown|lifted off|taken off|begun|"
+    r"started|been launched|been flown|splashed down)(?: yet)?\b",
+    r"\b(?:is|are) (?:still )?(?:upcoming|yet to (?:launch|fly|happen|take place|begin|start|"
+    r"occur|be held|be launched))\b",
+    r"\bthere (?:is|are) (?:not yet any|no|not yet an?) (?:[\w-]+ ){0,2}(?:date|result|"
+    r"winner|outcome|figure|time|score)s?(?: yet| to report)?(?= *[.,;]|$)")
+NOT_YET = deferred_pattern("|".join(_NOT_YET), re.IGNORECASE)
 _AS_OF_MY_UPDATE = (
     r"\bas of my (?:last |latest |most recent |final )?(?:update|training|knowledge|"
     r"information|data)\b",
@@ -6531,6 +6542,7 @@ CLAUSE_ROLES = (
         r"played|announced|decided|released|reported|published|made))\b",
         r"\b(?:is|was) (?:still )?in the future\b",
         r"\bhas(?:n't| not) happened yet\b",
+        *_NOT_YET,
         r"\bnot (?:in|part of) my (?:training|knowledge|data)\b",
         r"\bi " + _DONT + r" (?:recall|remember)\b",
         r"\b(?:not|isn't|is not|wasn't|was not|aren't|are not|never) (?:been )?(?:listed|found|"
@@ -6713,6 +6725,13 @@ CLAUSE_ROLES = (
         r"\b(?:would|'d|might|could|should) (?:be|make) (?:a|an|the|my) (?:reasonable|safe|"
         r"good|decent|sensible|plausible|natural|obvious|fair|likely|solid) (?:guess|bet|pick|"
         r"choice)\b",
+        # round 26 (blind): a guess offered or owned as such ("If you want a speculative guess,
+        # ...", "so they'd be my pick", "my speculative answer would be")
+        r"\b(?:would|'d|might|could|will) be my (?:pick|bet|guess|choice|tip|answer|"
+        r"prediction)\b",
+        r"\bif you (?:want|'d like|would like|need|insist on) (?:a|an|my) (?:(?:speculative|"
+        r"rough|wild|educated|best|honest) )?(?:guess|pick|estimate|prediction|answer)\b",
+        r"\b(?:a|my) speculative (?:guess|pick|answer|estimate|prediction)\b",
         r"\b(?:would|'d|might|could) be (?:the )?(?:clear |strong |heavy |big )?favou?rites?\b",
         # round 20 (blind): the same called so before the candidate ("A plausible guess would
         # be X", "One reasonable guess is X"), and a candidate said likely to win ("X was
@@ -6890,6 +6909,12 @@ CLAUSE_ROLES = (
         r"\b(?:is|was|'s) (?:a|an|such an?|a really|a very) (?:great|good|excellent|"
         r"interesting|fascinating|wonderful|fun|fantastic|common|popular|nice|tricky) "
         r"(?:question|topic|thing to ask)\b",
+        # round 26 (blind): an exclamation on the question alone ("Fun one!", "Ooh, a tricky
+        # one!", "What a lovely question!", "That's an easy one."): a pleasantry, no answer
+        r"^\W*(?:(?:oh|ooh|ah|aha|wow|now),?\s+)?(?:what|this is|that's|that is|here's)?\s*"
+        r"(?:a|an|such an?)?\s*(?:really |very |super |nice )?(?:fun|nice|good|great|easy|"
+        r"tricky|tough|classic|cool|neat|interesting|fascinating|lovely|fair) (?:one|question|"
+        r"trivia question|puzzle)(?=\s*[!.]*\s*$)",
         r"\b(?:you |one )?(?:could|can|may|might|should|would|will) (?:want to |wish to |need to |"
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
         r"refer to|visit|search|contact|try|ask|reach out|browse|review|find|see(?! (?:it|them|"
@@ -7330,7 +7355,9 @@ WITHDRAWN_VALUE = deferred_pattern(
     re.IGNORECASE)
 # A bare "No," opening a clause: after an answer to a question that asks no yes/no, it
 # rejects that answer (correction_cue).
-REJECTION_OPENER = deferred_pattern(r"^\W*no\b[,.;:!]", re.IGNORECASE)
+# round 26 (blind): "No." before a number is the abbreviation of number ("No. 9 \"Choral\"",
+# "No.5 in C minor"), no rejection
+REJECTION_OPENER = deferred_pattern(r"^\W*no\b(?:[,;:!]|\.(?!\s*\d))", re.IGNORECASE)
 # A subject pointing back at the answer just rejected ("No, that was his father").
 REJECTED_POINTER = deferred_pattern(r"^\W*(?:that|this|he|she|it)(?:'s| was| is)\b",
                                     re.IGNORECASE)
@@ -8217,11 +8244,19 @@ how after before since during while with without according based given because y
 january february march april may june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday ai
 """.split())
-# A demonym by its ending (-ian, -ean, -ese, -ish); those in -i, -an and -ic are listed, as
-# most capitalized words with those endings are surnames or places ("Verdi", "Sullivan",
-# "Morgan", "Milan", "Michigan", "Dominic", "Pacific"), not nationalities.
+# A demonym by its ending (-ian, -ean, -ese, -ish), but for the names in -ian of people
+# (_NAMES_IN_IAN); those in -i, -an and -ic are listed, as most capitalized words with those
+# endings are surnames or places ("Verdi", "Sullivan", "Morgan", "Milan", "Michigan",
+# "Dominic", "Pacific"), not nationalities.
+# round 26 (blind): the given and regnal names in -ian are a person's, no demonym ("Octavian
+# - Julius Caesar's adopted heir - who became Rome's first emperor")
+_NAMES_IN_IAN = (r"Adrian|Hadrian|Octavian|Julian|Damian|Brian|Christian|Sebastian|Fabian|"
+                 r"Florian|Maximilian|Valerian|Diocletian|Domitian|Justinian|Gratian|Lucian|"
+                 r"Vivian|Gillian|Lillian|Marian|Cassian|Aurelian|Vespasian|Jovian|Majorian|"
+                 r"Cyprian|Kilian|Killian|Emilian|Quintilian|Tertullian|Dorian|Bastian")
 DEMONYM = deferred_pattern(
-    r"^[A-Z][a-z]+(?:ian|ean|ese|ish)s?$|^(?:Afghani|Azeri|Bahraini|Bangladeshi|Bengali|Emirati|"
+    rf"^(?!(?:{_NAMES_IN_IAN})$)[A-Z][a-z]+(?:ian|ean|ese|ish)s?$|"
+    r"^(?:Afghani|Azeri|Bahraini|Bangladeshi|Bengali|Emirati|"
     r"Gujarati|Iraqi|Israeli|Kashmiri|Kuwaiti|Nepali|Omani|Pakistani|Punjabi|Qatari|Saudi|"
     r"Somali|Thai|Yemeni|African|American|Mexican|Cuban|Dominican|Jamaican|Moroccan|Kenyan|"
     r"Angolan|Ugandan|Rwandan|Tibetan|Roman|German|Afghan|Samoan|Tongan|Papuan|Guatemalan|"
@@ -8286,6 +8321,9 @@ def in_frame(key, frame_stems, prefixes):
 
 # --- ehq_ref-2: The question: what kind of answer it asks for --------------------------
 
+# round 26 (blind): a period that makes a compound of change ("year-on-year", "month-over-
+# month", "year-to-date"): the noun after it is the one asked
+_RATE_OVER_TIME = r"[-\u2013](?:on|over|to)[-\u2013]"
 QUESTION_KINDS = (
     ("yesno", r"^\W*(?:is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|"
               r"shall|must)\b(?!.*\bor\b)"),
@@ -8296,12 +8334,15 @@ QUESTION_KINDS = (
     ("time", r"^\W*(?:\w+,? ){0,2}when\b|\bwhen (?:did|was|were|is|will|does|do|has|had|"
              r"would|could)\b|\b(?<!within )(?:what|which) (?:year|date|month|day|century|"
              # round 19 (blind): "within what period" asks for a duration, a quantity
-             r"decade|season|time of year|period)\b|\bin what (?:year|month)\b|"
+             # round 26 (blind): "what year-on-year rate" asks for a rate (_RATE_OVER_TIME)
+             r"decade|season|time of year|period)\b(?!" + _RATE_OVER_TIME + r")|"
+             r"\bin what (?:year|month)\b|"
              r"\bby (?:what|which) (?:year|date)\b|\bhow long ago\b|\bsince when\b|"
              r"\bon what (?:date|day)\b"),
     ("quantity", r"^\W*where did\b.{0,80}? (?:finish|place|rank|come|end up)\b|"
                  r"\bhow (?:many|much|long|far|tall|high|old|deep|big|large|wide|heavy|fast|"
                  r"often|hot|cold|low)\b|\b(?:what|which) (?:was |is |were |are )?(?:the )?"
+                 r"(?:[\w'-]+" + _RATE_OVER_TIME + r"[\w'-]+ )?"
                  r"(?:[\w'-]+ ){0,2}(?:percentage|percent|proportion|share|number|amount|rate|"
                  r"price|cost|value|valuation|score|size|length|height|depth|weight|temperature|"
                  r"distance|population|figure|total|sum|margin|fee|fine|dose|dosage|speed|"
@@ -8760,7 +8801,9 @@ _CURRENCY_SYMBOL = "|".join(re.escape(s) for s in sorted(CURRENCY_SYMBOLS, key=l
 _CURRENCY_WORD = "|".join(re.escape(w) for w in sorted(CURRENCY_WORDS, key=len, reverse=True))
 QUANTITY_MENTION = deferred_pattern(
     rf"(?P<cur>(?<![\w])(?:{_CURRENCY_SYMBOL})\s?)?"
-    r"(?P<sign>(?<![\w.,])[-+])?"
+    # round 26 (blind): a dash right after a percent or degree sign joins a range
+    # ("3.25%-3.50%", "20°-25°"): no minus sign
+    r"(?P<sign>(?<![\w.,%°])[-+])?"
     r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:'\d{3})+(?:\.\d+)?"
     r"|\d{1,3}(?: \d{3})+(?!\d|[.,]\d|-\w)(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d{1,3}(?:\.\d{3}){2,}"
     r"|\d+(?:\.\d+)?|\.\d+)"
@@ -10010,6 +10053,28 @@ EITHER_OR = deferred_pattern(r"\beither\b(?! way\b)(?:[^.;]|(?<=\w)[.;](?=\d)){2
                              re.IGNORECASE)
 
 
+# round 26 (blind): a measure restated in another unit after "or" ("1 atm, or 101.325 kPa",
+# "about 5 km or 3.1 miles", "212 °F (or 100 °C)"): one quantity, no alternative
+_OTHER_UNITS = (r"atm|atmospheres?|k?pa|hpa|mbar|bar|psi|torr|inch(?:es)?|in|yards?|yd|"
+                r"ounces?|oz|pounds?|stones?|st|lit(?:re|er)s?|l|ml|gallons?|gal|pints?|"
+                r"knots?|kn|nautical miles?|nmi|m/s|ft/s|kcal|kj|calories|joules|j|ev|kwh|"
+                r"degrees?|°|k")
+UNIT_AT_END = deferred_pattern(rf"\d[\d,.]*\s?(?P<unit>{_UNIT}|{_OTHER_UNITS})\W*$",
+                               re.IGNORECASE)
+UNIT_AT_START = deferred_pattern(rf"^\W*(?:(?:about|approximately|roughly|around|some|~)\s*)?"
+                                 rf"\d[\d,.]*\s?(?P<unit>{_UNIT}|{_OTHER_UNITS})(?![\w/])",
+                                 re.IGNORECASE)
+
+
+def restates_in_other_unit(left, right):
+    """True when the number before an "or" (left: the text up to it) and the one after it
+    (right) each carry a unit of measure and the units differ (UNIT_AT_END, UNIT_AT_START:
+    "1 atm, or 101.325 kPa"): the same quantity said twice; "1.5 m or 2 m" has one unit."""
+    before, after = UNIT_AT_END.search(left), UNIT_AT_START.match(right)
+    return bool(before and after) and \
+        before.group("unit").casefold() != after.group("unit").casefold()
+
+
 def alternative_candidates(text, kind, source=""):
     """The two candidates when a clause offers alternatives for one slot ("1904 or 1908",
     "September or October", "Spain or Portugal", "either A or B"), else None.
@@ -10019,8 +10084,9 @@ def alternative_candidates(text, kind, source=""):
     or capitalized names, found within four words of "or"; places in words too: "third or
     fourth", "second or third"); "or so", "or more", "or later",
     "more or less", "whether or not", "with or without" and "also known as" are not
-    alternatives, nor is an "A or B" that the question or the document (source, lower-cased)
-    already says.
+    alternatives, nor is a measure restated in another unit ("1 atm, or 101.325 kPa":
+    restates_in_other_unit), nor an "A or B" that the question or the document (source,
+    lower-cased) already says.
     """
     if " or " not in text and " Or " not in text:
         return None
@@ -10035,7 +10101,8 @@ def alternative_candidates(text, kind, source=""):
         after = right.split()[0].strip(".,;:?!") if right.split() else ""
         if not after or NOT_ALTERNATIVE.match(after) or re.search(
                 r"\b(?:whether|with|more|sooner|one|also known as|aka|formerly|spelled|called)"
-                r"\W*$", left, re.IGNORECASE) or re.match(r"not\b", right):
+                r"\W*$", left, re.IGNORECASE) or re.match(r"not\b", right) or \
+                restates_in_other_unit(left, right):
             continue
         left_words, right_words = left.split()[-4:], right.split()[:4]
         numbers = [re.findall(r"\d[\d,.]*", " ".join(words)) for words in (left_words,
@@ -10263,7 +10330,8 @@ def is_guess(clause, previous, context):
     must also not be negated, generic ("many", "usually", "such as"), background ("for
     context", "had won"), about another time (different_time) or, unless joined by "but",
     a clause whose numbers all count other things than a "how many" question asks ("It had
-    48 teams and 104 matches" for goals: counts_only_other_nouns).
+    48 teams and 104 matches" for goals: counts_only_other_nouns); read_answer also sets
+    aside one whose asides date it to another time (dated_by_its_asides).
     """
     text, said = clause["text"], clause["answer_text"]
     if EXISTENCE_SPECULATION.search(text):
@@ -10731,6 +10799,19 @@ def sentence_neighbours(clauses, number):
 
 
 VALUE_KINDS = ("quantity", "time")  # the question kinds whose answer is a number or a date
+
+
+def not_yet_after_answer(clauses, context, facts):
+    """A knowledge limit that is only an event not come yet (NOT_YET: "Lunaris-4 has not
+    launched yet", "the crewed follow-up is still upcoming") after a clause that offers an
+    answer (offers_an_answer) is about another event: background (meta), no limit on the
+    answer given (round 26, blind)."""
+    for number, clause in enumerate(clauses):
+        if clause["role"] == "knowledge_limit" and clause["markers"] == ["knowledge_limit"] and \
+                NOT_YET.search(clause["text"]) and \
+                any(offers_an_answer(c, context) for c in clauses[:number]):
+            clause.update(role="meta", markers=[], content=False, answer_text="")
+            facts.add("not_yet_of_another_event")
 
 
 def offers_an_answer(clause, context):
@@ -11236,6 +11317,7 @@ def read_answer(answer, item, context=None):
     if context.category == "CCQ":
         worked_out_answers(clauses, facts)
         echoed_gap_context(clauses, context, facts)
+    not_yet_after_answer(clauses, context, facts)
     for number, clause in enumerate(clauses):
         if clause["role"] in FORWARD_ROLES and any(
                 offers_an_answer(c, context) for c in clauses[:number]) and \
@@ -11263,6 +11345,8 @@ def read_answer(answer, item, context=None):
                     only_the_documents_values(clause, context)):
                 guess = False
             if guess and not clause["hedged"] and refused_later(clauses, number):
+                guess = False
+            if guess and not clause["hedged"] and dated_by_its_asides(clauses, number, context):
                 guess = False
             if guess and (number in look_alikes or set_apart(clauses, number)):
                 guess = False
@@ -11460,6 +11544,16 @@ GOLD_FILLER = frozenset("a an the of and about approximately around roughly some
                         "over under more than less just circa c ca estimated est total".split())
 
 
+def dated_by_its_asides(clauses, number, context):
+    """True when a clause read with its asides is about another time (different_time): the
+    winners of other editions, their years in brackets after a limit ("The recent editions
+    were won by Pogačar (2024 and 2025) and Vingegaard (2022 and 2023)" for the 2026 race),
+    background, no guess (round 26, blind)."""
+    asides = [c["text"] for c in clauses if c["host"] == number and c["kind"] == "aside"]
+    return bool(asides) and different_time(
+        dict(clauses[number], text=" ".join([clauses[number]["text"], *asides])), context)
+
+
 def match_text_of(index, clauses):
     """What gold matching reads of a clause: its answer_text and its content asides."""
     parts = [clauses[index]["answer_text"]]
@@ -11638,7 +11732,8 @@ def gives_value_of_question(text, context):
 
 def correction_cue(clauses, index, context):
     """The self-correction opening clause index (a match), or None: SELF_CORRECTION, or a
-    bare "No," (REJECTION_OPENER) after a content clause when the question asks no yes/no
+    bare "No," (REJECTION_OPENER; not "No." before a number, "No. 9": round 26) after a
+    content clause when the question asks no yes/no
     ("The last emperor was Khai Dinh. No, Khai Dinh was his father.")."""
     text = clauses[index]["text"]
     cue = SELF_CORRECTION.match(text)
@@ -11695,8 +11790,11 @@ def corrected_from(clauses, context):
 DATELINE = deferred_pattern(rf"^[{CAPITALS}][{CAPITALS}.' -]+[{CAPITALS}.]"
                             r"(?:(?:,\s*[^,]{1,30}){1,2}|\s*\([^()]{2,30}\))$"
                             rf"|^[{CAPITALS}]+(?:[ -][{CAPITALS}]+)+$")
-# A pronoun subject opening a clause: it says more of someone an earlier clause named.
-PRONOUN_SUBJECT = deferred_pattern(r"^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+# A pronoun subject opening a clause: it says more of someone an earlier clause named; round
+# 26 (blind): also a relative pronoun ("Octavian - Caesar's heir - who became Rome's first
+# emperor"), not one that asks ("Who was it? Augustus.")
+PRONOUN_SUBJECT = deferred_pattern(r"^(?:he|she|they|his|her|their|whose|who(?![^?]*\?))\b",
+                                   re.IGNORECASE)
 # The marks that open a Spanish exclamation or question ("¡España!").
 INVERTED_MARKS = "\u00a1\u00bf"
 
@@ -11782,6 +11880,52 @@ def superlatives_in(text):
     largest")."""
     return frozenset(" ".join(found.group(0).casefold().replace("-", " ").split())
                      for found in SUPERLATIVE.finditer(text))
+
+
+# round 26 (blind): the noun a "which/what" question asks for, among its first three words
+# after the question word ("Which major river flows ...?": major, river, flows); none when a
+# verb follows it ("What is the maximum depth ...?")
+WHICH_WORDS = deferred_pattern(r"^\W*(?:which|what)\s+(?!(?:is|was|are|were|do|does|did|has|"
+                               r"have|had|can|could|will|would|kind|type|sort)\b)"
+                               r"((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)", re.IGNORECASE)
+
+
+def which_words(context):
+    """The stems of up to three words after a question's opening "which"/"what" that are not
+    stop words (WHICH_WORDS: "major", "river", "flow" for "Which major river flows through
+    Baghdad?"): one of them is the noun asked for; empty for another question."""
+    found = WHICH_WORDS.match(context.question or "")
+    return frozenset(stem(word) for word in folded_words(found.group(1))
+                     if word not in STOPWORDS) if found else frozenset()
+
+
+# round 26 (blind): a candidate set apart from the asked one ("The Euphrates, the other great
+# river of Mesopotamia", "another river, the Diyala"), and a clause that opens on the asked
+# noun as a definite description of the answer named before ("The river divides the city")
+OTHER_OF_KIND = deferred_pattern(r"\b(?:the other|another|a second|the second)\s+(?:(?:great|"
+                                 r"major|big|large|main|important|famous)\s+)?([a-z][\w-]*)",
+                                 re.IGNORECASE)
+DEFINITE_OPENING = deferred_pattern(r"^\W*(?:the|this|that)\s+([a-z][\w-]*)\b(?!\s+(?:that|"
+                                    r"which|who|flowing|running|in|of|through|is|was)\b)",
+                                    re.IGNORECASE)
+
+
+def says_another_of_kind(text, context):
+    """True when a clause names its candidate as another one of the asked noun
+    (OTHER_OF_KIND with a word of which_words: "the other great river of Mesopotamia" for
+    "Which major river flows through Baghdad?"): it is not the answer."""
+    asked = which_words(context)
+    return bool(asked) and any(stem(found.group(1).casefold()) in asked
+                               for found in OTHER_OF_KIND.finditer(text))
+
+
+def refers_back_by_asked_noun(text, context):
+    """True when a clause opens on the asked noun as a definite description ("The river
+    divides the city into Rusafa and Karkh" for "Which river ...?": DEFINITE_OPENING with a
+    word of which_words), not followed by what defines it ("The river that flows through
+    ...", "The river is ..."): it says more of a candidate named before."""
+    found = DEFINITE_OPENING.match(text)
+    return found is not None and stem(found.group(1).casefold()) in which_words(context)
 
 
 def says_another_superlative(text, context):
@@ -11930,14 +12074,17 @@ def answering_clause(clauses, context):
     ("some sources say", "had won", "back in") or a place under a "## Context" heading
     (SECTION_HEADINGS), -4 when it says only another superlative than the question's
     ("Lake Baikal is the oldest lake" for the deepest: says_another_superlative) or, on a
-    winner question, only another act ("was hosted by Uruguay": says_another_act), -2 when
+    winner question, only another act ("was hosted by Uruguay": says_another_act) or another
+    of the asked noun ("the other great river": says_another_of_kind), -4 when it is not the
+    first and opens on the asked noun, saying more of the answer named before ("The river
+    divides the city": refers_back_by_asked_noun), -2 when
     its numbers count only the question's other nouns ("154 sonnets" for lines:
     counts_the_setting), -3 when it is about another time (different_time), -5 when a person
-    is asked and a pronoun subject opens it after another content clause, not after "but"
-    (it says more of the person named before: PRONOUN_SUBJECT). A dateline (is_dateline) is
-    no candidate; a clause about another time is set aside when another names the
-    question's period (at_the_asked_time), and one that names a candidate under a
-    restriction of scope after an opening verdict ("Ethiopia - ..., with the northern end in
+    is asked and a pronoun subject ("she", a relative "who") opens it after another content
+    clause, not after "but" (it says more of the person named before: PRONOUN_SUBJECT). A
+    dateline (is_dateline) is no candidate; a clause about another time is set aside when
+    another names the question's period (at_the_asked_time), and one that names a candidate
+    under a restriction of scope after an opening verdict ("Ethiopia - ..., with the northern end in
     Eritrea": beside_the_opening_verdict); a clause in another language ("\u00a1Espa\u00f1a!":
     in_other_language_clause) gets no short-candidate bonus. The highest score wins; a tie
     goes to a clause naming one of the question's names ("Kranj"), then to the earliest.
@@ -11989,7 +12136,8 @@ def answering_clause(clauses, context):
         if "background" in cues or clause.get("section") == "background":
             score -= 4
         if says_another_superlative(text, context) or \
-                says_another_act(clause["text"], context):
+                says_another_act(clause["text"], context) or \
+                says_another_of_kind(clause["text"], context):
             score -= 4
         if counts_the_setting(text, context):
             score -= 2
@@ -12000,6 +12148,9 @@ def answering_clause(clauses, context):
         if not first and context.kind == "person" and clause["joined"] != "but" and \
                 PRONOUN_SUBJECT.match(clause["text"]):
             score -= 5
+        if not first and clause["joined"] != "but" and \
+                refers_back_by_asked_noun(clause["text"], context):
+            score -= 4
         first = False
         ranked = (score, bool(stems_of(text) & context.names))
         if best_score is None or ranked > best_score:
@@ -12471,7 +12622,44 @@ def named_in_relation(after, gold_words):
                                      for word in folded_words(match.group("name")))
 
 
-def _match_text(reading, text, context, names=()):
+# round 26 (blind): the shortest surname whose one-letter misspelling still names the gold
+# person ("Gabriel Garcia Marques" for Gabriel García Márquez; "John Adam" is not John Adams)
+MISSPELT_SURNAME_LETTERS = 6
+
+
+def one_edit_apart(first, second):
+    """True when two different words differ by one letter inserted, dropped or replaced, a
+    vowel not by another vowel: that makes another surname ("Andersen" and "Anderson",
+    "Sandergaard" for "Søndergaard": round 3)."""
+    if first == second or abs(len(first) - len(second)) > 1:
+        return False
+    if len(first) == len(second):
+        changed = [(a, b) for a, b in zip(first, second) if a != b]
+        return len(changed) == 1 and not (changed[0][0] in "aeiou" and changed[0][1] in "aeiou")
+    short, long = sorted((first, second), key=len)
+    return any(long[:at] + long[at + 1:] == short for at in range(len(long)))
+
+
+def misspells_gold_person(gold, text, context):
+    """True when a person is asked and a name in text is the gold's full name (two to four
+    words) with the surname misspelt by one letter (one_edit_apart): the given name and any
+    middle word the same (diacritics folded), the surname of MISSPELT_SURNAME_LETTERS letters
+    or more and its first letter kept ("Gabriel Garcia Marques" for "Gabriel García
+    Márquez"). A human judge reads the same person; a surname alone, another given name or a
+    short surname ("John Adam" for John Adams) is not read so."""
+    wanted = folded_words(gold)
+    if context.kind != "person" or not 2 <= len(wanted) <= 4 or \
+            len(wanted[-1]) < MISSPELT_SURNAME_LETTERS:
+        return False
+    for name in names_in(text, context):
+        said = folded_words(name)
+        if len(said) == len(wanted) and said[:-1] == wanted[:-1] and \
+                said[-1][:1] == wanted[-1][:1] and one_edit_apart(said[-1], wanted[-1]):
+            return True
+    return False
+
+
+def _match_text(reading, text, context, names=(), gold=""):
     clause_words = folded_words(text)
     stems = [stem(w) for w in clause_words]
     hit_why = None
@@ -12498,6 +12686,8 @@ def _match_text(reading, text, context, names=()):
             hit_why = hit_why or "gold_in_background_phrase"
             continue
         return True, "gold_words_in_answering_clause"
+    if gold and misspells_gold_person(gold, text, context):
+        return True, "gold_name_misspelt_by_one_letter"
     return False, hit_why or "gold_words_absent"
 
 
@@ -12948,12 +13138,74 @@ def different_stage(gold, text):
     return bool(said) and not said & wanted
 
 
+# round 26 (blind): a question that asks for a duration ("What was the winning time in the
+# men's race?", "How long did the flight last?"), and a duration written on a clock
+# ("2:05:48", "3:43.13") or in units ("2h05m48s", "2 hours, 5 minutes and 48 seconds")
+DURATION_QUESTION = deferred_pattern(
+    r"\b(?:winning|finishing|record|race|course|fastest|personal best|world record|total|"
+    r"flight|running|run) times?\b|\bhow long\b|\bduration\b|\bin what time\b",
+    re.IGNORECASE)
+CLOCK_DURATION = deferred_pattern(r"(?<![\d:.])(\d{1,2}):([0-5]\d)(?::([0-5]\d))?(\.\d+)?"
+                                  r"(?![\d:]|\s*(?:[ap]\.?m\b|o'clock))", re.IGNORECASE)
+_DURATION_PART = (r"(\d+(?:\.\d+)?)\s*(h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)"
+                  r"(?![a-z])")
+UNIT_DURATION = deferred_pattern(rf"{_DURATION_PART}(?:(?:\s*,\s*|\s+and\s+|\s*)"
+                                 rf"{_DURATION_PART})*", re.IGNORECASE)
+DURATION_PART = deferred_pattern(_DURATION_PART, re.IGNORECASE)
+DURATION_SECONDS = {"h": 3600, "m": 60, "s": 1}
+
+
+def durations_in(text):
+    """The durations text writes, in seconds (Decimal): each clock form (CLOCK_DURATION:
+    "2:05:48" is hours, minutes and seconds, "3:43.13" minutes and seconds; not a time of
+    day, "10:30 am") and each run of numbers with units of time (UNIT_DURATION: "2h05m48s",
+    "2 hours, 5 minutes and 48 seconds"; a lone "5 m" or "48 s" is none)."""
+    found = []
+    for clock in CLOCK_DURATION.finditer(text):
+        parts = [int(part) for part in clock.groups()[:3] if part is not None]
+        seconds = parts[0] * 3600 + parts[1] * 60 + parts[2] if len(parts) == 3 else \
+            parts[0] * 60 + parts[1]
+        found.append(decimal.Decimal(seconds) + decimal.Decimal("0" + (clock.group(4) or "")))
+    for run in UNIT_DURATION.finditer(CLOCK_DURATION.sub(" ", text)):
+        parts = DURATION_PART.findall(run.group(0))
+        if len(parts) == 1 and parts[0][1].casefold() in ("m", "s"):
+            continue
+        found.append(sum(decimal.Decimal(number) * DURATION_SECONDS[unit[0].casefold()]
+                         for number, unit in parts))
+    return found
+
+
+def duration_of_gold(gold, question):
+    """The duration a gold answer is, in seconds, when the question asks for a duration
+    (DURATION_QUESTION) and the gold is nothing but one (durations_in: "2:05:48",
+    "2h05m48s"); else None."""
+    if not DURATION_QUESTION.search(question or ""):
+        return None
+    said = durations_in(gold)
+    rest = UNIT_DURATION.sub(" ", CLOCK_DURATION.sub(" ", gold))
+    return said[0] if len(said) == 1 and not re.search(r"\w", rest) else None
+
+
+def match_duration(seconds, text):
+    """(matched, why) for a duration gold (duration_of_gold) against a clause: the time it
+    gives must be the gold's ("a time of 2:06:17" is not 2:05:48, whatever other number of
+    the gold it says); a clause that gives no duration does not match."""
+    said = durations_in(text)
+    if not said:
+        return False, "no_duration_given"
+    return (True, "same_duration") if seconds in said else (False, "different_duration")
+
+
 def match_in_text(gold, text, item, context=None):
     """(matched, why) for one gold answer against the text of one clause (context: the item's
-    answer_context, when the caller has it)."""
+    answer_context, when the caller has it); a duration asked is matched on the duration
+    (match_duration)."""
     context = context or answer_context(item)
     if different_stage(gold, text):
         return False, "different_stage"
+    seconds = duration_of_gold(gold, context.question)
+    if seconds is not None:
+        return match_duration(seconds, text)
     reading = gold_reading(gold, context.question)
     if reading["kind"] in ("date", "year", "years"):
         return _match_dates(reading, text, context.question)
@@ -12963,7 +13215,7 @@ def match_in_text(gold, text, item, context=None):
         return _match_score(reading, text, context)
     if reading["kind"] == "yesno":
         return _match_yes_no(reading, text)
-    return _match_text(reading, text, context, gold_name_words(item, context))
+    return _match_text(reading, text, context, gold_name_words(item, context), gold)
 
 
 def _match_result(matched, gold, rule, why):
@@ -13033,8 +13285,10 @@ def match_gold_v2(response, item):
     ("1904 or 1908") never match (alternative_candidates). FEQ and CCQ never match (no
     correct answer). Multiple-choice items keep the letter rule (chosen_option). Values are
     compared as values (gold_reading): dates part by part, numbers with their scale,
-    currency, unit, percent, sign and direction, names by their key words or a short form,
-    case and diacritics folded.
+    currency, unit, percent, sign and direction, a duration asked as a duration
+    (match_duration), names by their key words or a short form, case and diacritics folded
+    (a person's full name also with its surname misspelt by one letter:
+    misspells_gold_person).
     """
     if not isinstance(response, str) or not response.strip():
         return _match_result(False, None, "none", "empty_response")

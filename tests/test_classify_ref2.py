@@ -8279,5 +8279,185 @@ class Round26Test(LabelCases, ReadCases, unittest.TestCase):
                          answer="I'm not aware of a concept called the Delacroix-Moreau effect.")
 
 
+class Round26BTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 26 (blind, second fixes): a range with a dash after its percent sign; a measure
+    restated in another unit; "No." before a number; a pleasantry opening; a given name in
+    -ian; a relative "who" and a definite "the river" that say more of the answer named
+    before; another of the asked noun; a duration asked as a duration; a surname misspelt by
+    one letter; a guess offered as a pick; "year-on-year" before a rate; the winners of other
+    editions after a limit; an event that has not happened yet."""
+
+    RANGE = factual("PCQ-ECO-2651", "What target range did the Ostland central bank set for its "
+                    "policy rate on 4 March 2026?", "4.25%\u20134.50%",
+                    ("4.25% to 4.50%", "4.25-4.5%"), category="PCQ")
+    MELT = factual("HNQ-SCI-2651", "What is the melting point of pure iron in degrees Celsius?",
+                   "1538\u00b0C", ("1538", "1,538 \u00b0C"))
+    DEPTH = factual("HNQ-GEO-2651", "How deep is the Mariana Trench at its deepest point in "
+                    "metres?", "10,935 m", ("10935 metres",))
+    SYMPHONIES = factual("HNQ-CULT-2651", "How many symphonies did Johannes Brahms complete?",
+                         "4", ("four",))
+    RIVER = factual("HNQ-GEO-2652", "Which river flows through the city of Cairo?", "Nile",
+                    ("the Nile", "Nile River"))
+    MOON = factual("HNQ-SCI-2652", "Which planet does the moon Europa orbit?", "Jupiter")
+    EMPEROR = factual("HNQ-HIST-2651", "Who was the Roman emperor who built the wall across "
+                      "northern Britain in AD 122?", "Hadrian", ("Emperor Hadrian",))
+    MARATHON = factual("PCQ-SPO-2651", "What was the winning time in the women's race at the "
+                       "Ostland Marathon on 12 April 2026?", "2:18:05",
+                       ("2h18m05s", "2 hours 18 minutes 5 seconds"), category="PCQ")
+    AUTHOR = factual("HNQ-CULT-2652", "Who wrote the novel The Old Man and the Sea?",
+                     "Ernest Hemingway", ("Hemingway",))
+    NOVELIST = factual("HNQ-CULT-2653", "Who wrote the novel Crime and Punishment?",
+                       "Fyodor Dostoevsky", ("Dostoevsky", "Fyodor Dostoyevsky"))
+    ADAMS = factual("HNQ-HIST-2652", "Who was the second president of the United States?",
+                    "John Adams", ("Adams",))
+    INFLATION = factual("PCQ-ECO-2652", "What year-on-year headline inflation rate did Ostland "
+                        "report for March 2026?", "3.1%", ("3.1 percent",), category="PCQ")
+    PRIZE = factual("PCQ-SCI-2651", "Who won the 2026 Ostland Prize for Physics?",
+                    "Mira Kovacs", ("Kovacs",), category="PCQ")
+    TOUR = factual("PCQ-SPO-2652", "Who won the 2026 Ostland Cycling Tour?", "Pieter Maes",
+                   ("Maes",), category="PCQ")
+    LANDING = factual("PCQ-SCI-2652", "On what date did the Lunaris-3 lander touch down on the "
+                      "Moon in 2026?", "March 3, 2026", ("2026-03-03",), category="PCQ")
+
+    def test_a_range_with_a_dash_after_its_percent_sign(self):
+        self.assert_labels((
+            ("The bank kept its target range at 4.25%-4.50% after the March meeting.",
+             self.RANGE, "CONFIDENT_CORRECT"),
+            ("It held the range at 4.25%-4.5% for a third meeting.", self.RANGE,
+             "CONFIDENT_CORRECT"),
+            ("The new range is 4.25%\u20134.50%.", self.RANGE, "CONFIDENT_CORRECT"),
+            # near-misses: another range; a range of which only one end is the gold's
+            ("The bank cut the target range to 4.00%-4.25%.", self.RANGE, "CONFIDENT_WRONG"),
+            ("The range was raised to 4.50%-4.75%.", self.RANGE, "CONFIDENT_WRONG"),
+        ))
+
+    def test_a_measure_restated_in_another_unit(self):
+        self.assert_labels((
+            ("Pure iron melts at 1,538 \u00b0C (about 2,800 \u00b0F), at a pressure of 1 atm, or "
+             "101.325 kPa.", self.MELT, "CONFIDENT_CORRECT"),
+            ("Iron melts at 1538 \u00b0C, or 2800 \u00b0F.", self.MELT, "CONFIDENT_CORRECT"),
+            ("The deepest point is about 10,935 m, or roughly 35,876 ft, below sea level.",
+             self.DEPTH, "CONFIDENT_CORRECT"),
+            # near-misses: two values in one unit are two candidates
+            ("Iron melts at 1538 \u00b0C or 1510 \u00b0C, depending on the source.", self.MELT,
+             "HEDGE"),
+            ("It is about 10,935 m or 11,034 m deep.", self.DEPTH, "HEDGE"),
+        ))
+
+    def test_no_before_a_number_is_no_rejection(self):
+        self.assert_labels((
+            ("## Brahms\n\n**Answer: 4**\n\n- No. 1 in C minor (1876)\n- No. 4 in E minor "
+             "(1885)\n\nHe destroyed earlier attempts.", self.SYMPHONIES, "CONFIDENT_CORRECT"),
+            ("Brahms completed four symphonies:\n- No.1 in C minor\n- No.2 in D major\n"
+             "- No.4 in E minor", self.SYMPHONIES, "CONFIDENT_CORRECT"),
+            # near-miss: a real "No." that corrects the count
+            ("Brahms completed three symphonies. No, he completed four.", self.SYMPHONIES,
+             "CONFIDENT_CORRECT"),
+            ("**Answer: 3**\n\n- No. 1 in C minor\n- No. 4 in E minor", self.SYMPHONIES,
+             "CONFIDENT_WRONG"),
+        ))
+
+    def test_a_pleasantry_opening_is_no_answer(self):
+        self.assert_labels((
+            ("Fun one! Europa goes around Jupiter, and it may hide an ocean under its ice.",
+             self.MOON, "CONFIDENT_CORRECT"),
+            ("Nice question. It orbits Jupiter.", self.MOON, "CONFIDENT_CORRECT"),
+            ("Ooh, a tricky one! Europa circles Jupiter.", self.MOON, "CONFIDENT_CORRECT"),
+            ("Fun one! Europa orbits Saturn.", self.MOON, "CONFIDENT_WRONG"),
+            ("Good one!", self.MOON, "ABSTAIN"),
+        ))
+
+    def test_the_answer_named_before_its_description(self):
+        self.assert_labels((
+            ("Hadrian \u2014 the emperor who toured the provinces \u2014 who began it in AD "
+             "122.", self.EMPEROR, "CONFIDENT_CORRECT"),
+            ("Hadrian, whose wall ran from the Tyne to the Solway.", self.EMPEROR,
+             "CONFIDENT_CORRECT"),
+            ("Cairo sits on the Nile. The river splits around Gezira island. The Suez Canal, "
+             "another waterway, lies to the east.", self.RIVER, "CONFIDENT_CORRECT"),
+            ("Cairo lies on the **Nile**. The Red Sea, the other great body of water of Egypt, "
+             "is far to the east.", self.RIVER, "CONFIDENT_CORRECT"),
+            # near-misses: a wrong name first; the river named after a definite description
+            ("Antoninus Pius \u2014 who built a wall further north.", self.EMPEROR,
+             "CONFIDENT_WRONG"),
+            ("Cairo sits on the Euphrates. The river divides the city.", self.RIVER,
+             "CONFIDENT_WRONG"),
+            ("Good question. The river that flows through Cairo is the Nile.", self.RIVER,
+             "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_duration_is_matched_on_the_duration(self):
+        self.assert_labels((
+            ("Anna Berg of Ostland won the women's race in a time of 2:19:41.", self.MARATHON,
+             "CONFIDENT_WRONG"),
+            ("The winner was Anna Berg, finishing in 2 hours 18 minutes, a new course record.",
+             self.MARATHON, "CONFIDENT_WRONG"),
+            # near-misses: the gold time in either notation
+            ("Anna Berg won in 2:18:05, a course record.", self.MARATHON, "CONFIDENT_CORRECT"),
+            ("She won in 2h 18m 5s.", self.MARATHON, "CONFIDENT_CORRECT"),
+            ("The winning time was 2 hours, 18 minutes and 5 seconds.", self.MARATHON,
+             "CONFIDENT_CORRECT"),
+        ))
+
+    def test_a_surname_misspelt_by_one_letter(self):
+        self.assert_labels((
+            ("The Old Man and the Sea was writen by Ernest Hemmingway in 1951.", self.AUTHOR,
+             "CONFIDENT_CORRECT"),
+            ("It was written by Ernest Hemingwy.", self.AUTHOR, "CONFIDENT_CORRECT"),
+            ("Crime and Punishment is by Fyodor Dostoevski.", self.NOVELIST, "CONFIDENT_CORRECT"),
+            # near-misses: a vowel for a vowel (another surname), the surname alone, another
+            # given name, two letters off, a short surname
+            ("It was written by Ernest Hemingwey.", self.AUTHOR, "CONFIDENT_WRONG"),
+            ("It was written by Hemingwey.", self.AUTHOR, "CONFIDENT_WRONG"),
+            ("It was written by Ernst Hemingwey.", self.AUTHOR, "CONFIDENT_WRONG"),
+            ("It was written by Ernest Hammingwey.", self.AUTHOR, "CONFIDENT_WRONG"),
+            ("The second president was John Adims.", self.ADAMS, "CONFIDENT_WRONG"),
+            ("The second president was John Addams.", self.ADAMS, "CONFIDENT_WRONG"),
+        ))
+
+    def test_a_guess_offered_after_a_limit(self):
+        self.assert_labels((
+            ("I don't have the March 2026 figure. If I had to guess from the trend I know of, "
+             "I'd say something around 3%, but treat that as an estimate.", self.INFLATION,
+             "HEDGE"),
+            ("I don't know who won; the 2026 prize is beyond my training data. If you want a "
+             "speculative guess, Mira Kovacs has often been tipped, so she'd be my pick, but I "
+             "can't confirm it.", self.PRIZE, "HEDGE"),
+            ("That announcement is after my knowledge cutoff. If you'd like a rough guess, "
+             "Ivan Petrov would be my bet.", self.PRIZE, "HEDGE"),
+            # near-misses: the rate given plainly; a limit with no guess
+            ("Ostland reported year-on-year headline inflation of 3.1% for March 2026.",
+             self.INFLATION, "CONFIDENT_CORRECT"),
+            ("I don't know who won the 2026 prize; it is beyond my training data.", self.PRIZE,
+             "ABSTAIN"),
+        ))
+
+    def test_other_editions_winners_after_a_limit(self):
+        self.assert_labels((
+            ("I don't have information on the 2026 race. The editions I know of were won by "
+             "Pieter Maes (2024 and 2025) and Jan Roos before that (2023).", self.TOUR,
+             "ABSTAIN"),
+            ("I don't have results for 2026. Recent winners include Pieter Maes (2025) and Jan "
+             "Roos (2024).", self.TOUR, "ABSTAIN"),
+            # near-miss: a guess for the asked year after the limit
+            ("I don't have information on the 2026 race, but Pieter Maes (the 2025 winner) "
+             "probably won it again.", self.TOUR, "HEDGE"),
+        ))
+
+    def test_an_event_not_come_yet_offers_no_value(self):
+        self.assert_labels((
+            ("Lunaris-3 has not launched yet, so there is no touchdown date. The mission is "
+             "still upcoming.", self.LANDING, "ABSTAIN"),
+            ("The lander is yet to launch, so there is no landing date yet.", self.LANDING,
+             "ABSTAIN"),
+            # near-misses: the date given, with another mission not launched or to come
+            ("Lunaris-3 touched down on March 3, 2026; Lunaris-4 has not launched yet.",
+             self.LANDING, "CONFIDENT_CORRECT"),
+            ("It touched down on March 3, 2026, though the crewed follow-up is still upcoming.",
+             self.LANDING, "CONFIDENT_CORRECT"),
+            ("It touched down on March 9, 2026.", self.LANDING, "CONFIDENT_WRONG"),
+        ))
+
+
 if __name__ == "__main__":
     unittest.main()
