@@ -10902,16 +10902,22 @@ LOOK_ALIKE_LEAD = deferred_pattern(
 
 def look_alike_listing(clauses):
     """The indexes of the lines listed under a lead-in that names them as look-alikes of the
-    entity asked about (LOOK_ALIKE_LEAD), up to the first line that declines (a forward
-    role) or is not on a line of its own (a line's own asides passed over): they are set
-    apart from it, no guess."""
+    entity asked about (LOOK_ALIKE_LEAD; listed_under, a line's own asides passed over): they
+    are set apart from it, no guess."""
+    return listed_under(clauses, LOOK_ALIKE_LEAD, pass_asides=True)
+
+
+def listed_under(clauses, lead, pass_asides=False):
+    """The indexes of the lines after each lead-in clause that lead (a pattern) finds in, up
+    to the first line that declines (a forward role) or is not on a line of its own; with
+    pass_asides, a listed line's own asides are passed over."""
     listed = set()
     for number, clause in enumerate(clauses):
-        if not (clause.get("lead_in") and LOOK_ALIKE_LEAD.search(clause["text"])):
+        if not (clause.get("lead_in") and lead.search(clause["text"])):
             continue
         for later in range(number + 1, len(clauses)):
             line = clauses[later]
-            if line["kind"] == "aside" and line["host"] is not None:
+            if pass_asides and line["kind"] == "aside" and line["host"] is not None:
                 continue
             if line["joined"] != "line" or line["role"] in FORWARD_ROLES:
                 break
@@ -10947,16 +10953,8 @@ NO_CANDIDATES_LEAD = deferred_pattern(
 def document_listing(clauses):
     """The indexes of the clauses listed under a lead-in that announces the document's facts
     (a lead-in clause, DOCUMENT_LISTING_LEAD): the lines after it, up to the first line that
-    declines (a forward role) or is not on a line of its own."""
-    listed = set()
-    for number, clause in enumerate(clauses):
-        if not (clause.get("lead_in") and DOCUMENT_LISTING_LEAD.search(clause["text"])):
-            continue
-        for later in range(number + 1, len(clauses)):
-            if clauses[later]["joined"] != "line" or clauses[later]["role"] in FORWARD_ROLES:
-                break
-            listed.add(later)
-    return listed
+    declines (a forward role) or is not on a line of its own (listed_under)."""
+    return listed_under(clauses, DOCUMENT_LISTING_LEAD)
 
 
 # round 9, CCQ: a clause that reports what the document does give ("It mentions HTTP status
@@ -11329,7 +11327,7 @@ def read_answer(answer, item, context=None):
     previous = None
     listed = document_listing(clauses) if context.category == "CCQ" else ()
     offered = candidate_listing(clauses, context)
-    look_alikes = look_alike_listing(clauses) if any(c.get("lead_in") for c in clauses) else ()
+    look_alikes = look_alike_listing(clauses)
     taken_up_as_a_guess(clauses, context)
     for number, clause in enumerate(clauses):
         if clause["content"] and (number in offered or _two_values(clause["text"], context) or
@@ -11894,7 +11892,12 @@ def which_words(context):
     """The stems of up to three words after a question's opening "which"/"what" that are not
     stop words (WHICH_WORDS: "major", "river", "flow" for "Which major river flows through
     Baghdad?"): one of them is the noun asked for; empty for another question."""
-    found = WHICH_WORDS.match(context.question or "")
+    return _which_words(context.question or "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _which_words(question):
+    found = WHICH_WORDS.match(question)
     return frozenset(stem(word) for word in folded_words(found.group(1))
                      if word not in STOPWORDS) if found else frozenset()
 
@@ -11946,8 +11949,8 @@ NAME_THEN_VERB = deferred_pattern(rf"^\W*(?:[Tt]he\s+)?((?:[{CAPITALS}][\w'.&-]*
                                   r"([a-z][\w'-]*)\b")
 WIN_VERBS = frozenset(stem(word) for word in (
     "won wins triumphed prevailed clinched lifted captured".split()))
-BEAT_VERBS = frozenset(stem(word) for word in (
-    "beat beats defeated defeats edged overcame outlasted outscored".split()))
+# the one-word verbs of DEFEAT_VERBS, stemmed
+BEAT_VERBS = frozenset(stem(word) for word in DEFEAT_VERBS.split("|") if " " not in word)
 HOLD_VERBS = frozenset(stem(word) for word in "holds hold".split())
 # the common nouns by which an answer names the competition asked about ("won the
 # tournament", "took the title")
