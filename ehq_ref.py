@@ -18083,20 +18083,26 @@ class ResponseCache:
 # here, and so it does with --reproducible, whose events (where a record lands
 # among the requests) must not depend on the machine.
 #
-# Who may read here depends on who calls. A run on one worker (the offline
-# model, or --concurrency 1) reads an exchange itself when the child is behind,
-# so it never waits idle. A run on several workers never does: a reading here
-# holds the interpreter lock for milliseconds (the first one, which compiles the
-# classifiers' patterns, for a quarter of a second) while every other worker
-# waits with its reply in hand; its exchanges go to the child through a queue
-# and a feeding thread, so no worker waits on the pipe either, even while the
-# child is still starting.
+# Once a run has a child, every exchange goes to it: through a queue and a
+# feeding thread, so no caller ever waits on the pipe, even while the child is
+# still starting. Reading here as well would not pay: the first reading in a
+# process compiles the classifiers' patterns (about half a second of CPU), and a
+# reading here holds the interpreter lock while the workers wait with their
+# replies in hand. The child warms its patterns as soon as it starts, and a run
+# whose items file is large starts it before planning, so it is warm by the time
+# the first answer comes.
 
 READ_PROCESS_MIN_UNITS = 200  # fewer answers than this: starting a process does not pay
+READ_EARLY_MIN_BYTES = 256 * 1024  # an items file this large starts the child before planning
 READER_ENVIRONMENT = ("PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL",
                       "LC_CTYPE")  # all the child gets: no key or other secret goes with it
 READ_WINDOW = 8
-READ_AHEAD = 4  # readings the child may hold; past that the caller reads one itself
+# The item fields a reading reads (classify_all: the category, the question, the golds, the
+# document, the entity, the options; the id when the category is missing): all the child is
+# sent of an item. EHQ-3000 items carry ten times as much provenance, which no reader needs.
+READ_ITEM_FIELDS = ("question_id", "id", "category", "subcategory", "question", "document",
+                    "entity_name", "correct_answer", "acceptable_answers", "answer_aliases",
+                    "options")
 READER_CODE = (
     "import importlib.util, os, signal, sys\n"
     "sys.dont_write_bytecode = True\n"
@@ -18104,6 +18110,7 @@ READER_CODE = (
     "spec = importlib.util.spec_from_file_location('ehq_ref_reader', sys.argv[1])\n"
     "kit = sys.modules[spec.name] = importlib.util.module_from_spec(spec)\n"
     "spec.loader.exec_module(kit)\n"
+    "kit.warm_reading()\n"
     "kit.serve_readings(sys.stdin.buffer, sys.stdout.buffer)\n"
     "os._exit(0)  # every reply is written and flushed: no teardown of a large heap to wait for\n")
 
@@ -18136,6 +18143,36 @@ def read_exchange(answer, item, confidence, scale):
     None when no confidence reply came."""
     return classify_all(answer, item), (
         None if confidence is None else read_all_confidences(confidence, scale, answer))
+
+
+def reading_item(item):
+    """The READ_ITEM_FIELDS of an item (what the child is sent); anything else as it is."""
+    if not isinstance(item, dict):
+        return item
+    return {name: item[name] for name in READ_ITEM_FIELDS if name in item}
+
+
+# What the child reads first, before any exchange comes: an answer of each kind the
+# offline model gives (and the kinds most models give), so that the patterns they need
+# are compiled while the parent plans. The readings themselves are thrown away.
+WARM_ANSWERS = ("I don't know.", "The answer is {gold}.",
+                "I think it might be {gold}, but I am not sure.",
+                "There is no such entity; it appears to be fictional.",
+                'The document says "the report", so the answer is 1962.')
+WARM_CONFIDENCES = ("85", "Confidence: 0.7", "I'm not sure.")
+
+
+def warm_reading():
+    """Read WARM_ANSWERS for the first example item of each category, WARM_CONFIDENCES on
+    both scales."""
+    firsts = {item_category(item): item for item in reversed(EXAMPLE_ITEMS)}
+    for item in firsts.values():
+        gold = (gold_answers(item) or ["it"])[0]
+        for answer in WARM_ANSWERS:
+            read_exchange(answer.format(gold=gold), item, None, "percent")
+    for scale in CONFIDENCE_SCALES:
+        for reply in WARM_CONFIDENCES:
+            read_all_confidences(reply, scale, "The answer is 1962.")
 
 
 def serve_readings(requests, replies):
@@ -18176,18 +18213,13 @@ class _Reading:
 class ExchangeReader:
     """Reads exchanges here, or in a child process when ``process`` is true and it starts.
 
-    The child is given an exchange only while it holds fewer than READ_AHEAD unread ones;
-    past that the caller reads it at once, so a child that falls behind (the offline model
-    asks faster than three classifiers read) never leaves this process waiting idle.
-
-    Two locks, never held together: ``_writing`` while a request goes down the pipe (that
-    may wait for the child), ``_lock`` only to look up the waiting readings, so the thread
-    taking the child's replies never waits for a writer.
+    With a child, every exchange goes to it: ``submit`` queues the line and a feeding thread
+    writes it down the pipe, so the caller never waits on a full pipe or a starting child.
+    ``_lock`` is held only to look up the waiting readings, so the thread taking the child's
+    replies never waits for the feeder, which holds ``_writing`` while it writes.
     """
 
-    def __init__(self, process=False, *, shared=False):
-        """``shared``: the calls run on several workers, so every exchange goes to the child
-        (a feeding thread writes it down the pipe) and none is read by its caller."""
+    def __init__(self, process=False):
         self._child, self._waiting, self._feed = None, {}, None
         self._lock, self._writing = threading.Lock(), threading.Lock()
         self._numbers = itertools.count()
@@ -18203,12 +18235,11 @@ class ExchangeReader:
         if self._child is not None:
             threading.Thread(target=self._collect, args=(self._child, ), name="ehq_ref-reader",
                              daemon=True).start()
-            if shared:
-                self._feed = queue.SimpleQueue()
-                self._feeder = threading.Thread(target=self._feed_child,
-                                                args=(self._child, self._feed),
-                                                name="ehq_ref-reader-feed", daemon=True)
-                self._feeder.start()
+            self._feed = queue.SimpleQueue()
+            self._feeder = threading.Thread(target=self._feed_child,
+                                            args=(self._child, self._feed),
+                                            name="ehq_ref-reader-feed", daemon=True)
+            self._feeder.start()
 
     @property
     def in_child(self):
@@ -18219,25 +18250,14 @@ class ExchangeReader:
         exchange = (answer, item, confidence, scale)
         with self._lock:
             child = self._child
-            if child is not None and self._feed is None and len(self._waiting) >= READ_AHEAD:
-                child = None  # the child is behind: this one is read here
             if child is not None:
                 number = next(self._numbers)
                 reading = self._waiting[number] = _Reading(exchange)
-        if child is not None:
-            line = json.dumps([number, *exchange]).encode("utf-8") + b"\n"
-            if self._feed is not None:
-                self._feed.put(line)
-                return reading
-            try:
-                with self._writing:
-                    child.stdin.write(line)
-                    child.stdin.flush()
-                return reading
-            except (OSError, ValueError):  # the child is gone (or closed): read here
-                self._lost()
-                return reading
-        return _Reading(exchange, read_exchange(*exchange))
+        if child is None:
+            return _Reading(exchange, read_exchange(*exchange))
+        self._feed.put(json.dumps([number, answer, reading_item(item), confidence, scale])
+                       .encode("utf-8") + b"\n")
+        return reading
 
     def _feed_child(self, child, lines):
         """Write the queued lines down the child's pipe until None comes; a write that fails
@@ -18308,6 +18328,25 @@ def reads_in_child(units, reproducible=False):
             and KIT_FILE_AT_IMPORT is not None and kit_file_identity() == KIT_FILE_AT_IMPORT
             and len(CLASSIFIERS) == len(BUILT_IN_CLASSIFIERS)
             and all(CLASSIFIERS.get(name) is spec for name, spec in BUILT_IN_CLASSIFIERS))
+
+
+def early_reader(options):
+    """An ExchangeReader whose child starts now, before the run is planned, when the run is
+    likely to read in one: reads_in_child would say so of READ_PROCESS_MIN_UNITS answers, the
+    items file holds at least READ_EARLY_MIN_BYTES and no --limit below that many is set.
+    None otherwise (and when the child does not start). The run uses it, or closes it."""
+    try:
+        large = options.items is not None and os.path.getsize(
+            options.items) >= READ_EARLY_MIN_BYTES
+    except (OSError, TypeError, ValueError):
+        large = False
+    if not large or (options.limit is not None and options.limit < READ_PROCESS_MIN_UNITS) or \
+            not reads_in_child(READ_PROCESS_MIN_UNITS, options.reproducible):
+        return None
+    reader = ExchangeReader(process=True)
+    if not reader.in_child:
+        return None
+    return reader
 
 
 # --- Options and context -------------------------------------------------------------------
@@ -18404,8 +18443,11 @@ class RunContext:
     """
 
     def __init__(self, options, events, *, transport=None, clock=None, judge=None, secrets=None,
-                 environ=None):
+                 environ=None, early_reader=None):
+        """``early_reader``: an ExchangeReader started before planning (early_reader), which
+        _collect uses when the run reads in a child."""
         self.options, self.events, self.judge = options, events, judge
+        self.early_reader = early_reader
         environ = os.environ if environ is None else environ
         self.secrets = secrets or Secrets(environ, dotenv=options.env_file)
         self.clock = clock or SystemClock()
@@ -19789,8 +19831,11 @@ def _collect(ctx, work, paths, prompts, progress):
         return not isinstance(entry[1], AskedItem) or entry[1].reading.done.is_set()
 
     answers = sum(1 for unit in work if unit[2] is None)
-    ctx.reader = ExchangeReader(process=reads_in_child(answers, ctx.options.reproducible),
-                                shared=ctx.concurrency != 1)
+    early, ctx.early_reader = ctx.early_reader, None
+    if reads_in_child(answers, ctx.options.reproducible):
+        ctx.reader = early if early is not None and early.in_child else ExchangeReader(True)
+    if early is not None and ctx.reader is not early:
+        early.close()
     records = map_concurrently(one, work, ctx.concurrency, on_stop=ctx.stop)
     written, waiting = [], collections.deque()
     try:
@@ -23283,18 +23328,23 @@ def run_evaluation(options, *, stream=None, transport=None, clock=None, environ=
     ``transport`` (HTTP), ``clock`` and ``environ`` are injected for tests.
     """
     clock = clock or SystemClock()
-    plan = plan_run(options, clock=clock, environ=environ)
-    with RunLock(plan.folder):
-        remove_temp_files(plan.folder)
-        refuse_symlinks(plan.folder)
-        return _run_locked(plan, options, stream, transport, clock)
+    reader = early_reader(options)  # its child warms up while the run is planned
+    try:
+        plan = plan_run(options, clock=clock, environ=environ)
+        with RunLock(plan.folder):
+            remove_temp_files(plan.folder)
+            refuse_symlinks(plan.folder)
+            return _run_locked(plan, options, stream, transport, clock, reader)
+    finally:
+        if reader is not None:
+            reader.close()  # a no-op once the run has closed it
 
 
-def _run_locked(plan, options, stream, transport, clock):
+def _run_locked(plan, options, stream, transport, clock, reader=None):
     """The run itself, once its directory is locked: collect the records, then finish."""
     with ChainedLog(os.path.join(plan.folder, "events.jsonl"), durable=False) as events:
         ctx = RunContext(options, events, transport=transport, clock=clock,
-                         judge=plan.inputs["judge"], secrets=plan.secrets)
+                         judge=plan.inputs["judge"], secrets=plan.secrets, early_reader=reader)
         try:
             records, targets = collect_run(plan, ctx, stream)
         except KeyboardInterrupt as stop:

@@ -1,6 +1,7 @@
 """The runner: run directories, resume after SIGKILL, cache, progress, verification, sharding, study
 set-up."""
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -621,13 +622,12 @@ class ReadingBesideTheCallsTest(RunnerCase):
     """Labelling in a child process (a long run on several CPUs) gives the same run."""
 
     def run_reading(self, in_child, output, **changes):
-        started, self.shared = [], []
+        started = self.started = []
 
         class Watched(ehq_ref.ExchangeReader):
-            def __init__(inner, process=False, **options):
-                super().__init__(process, **options)
+            def __init__(inner, process=False):
+                super().__init__(process)
                 started.append(inner.in_child)
-                self.shared.append(options.get("shared", False))
 
         saved = ehq_ref.ExchangeReader, ehq_ref.reads_in_child
         ehq_ref.ExchangeReader = Watched
@@ -652,12 +652,60 @@ class ReadingBesideTheCallsTest(RunnerCase):
     def test_a_threaded_run_read_in_a_child_has_the_same_records_and_reports(self):
         self.assert_same_run(self.run_reading(False, "here", concurrency=4),
                              self.run_reading(True, "child", concurrency=4))
-        # the context's idle reader, the run's (its workers never read), the one left after
-        self.assertEqual(self.shared, [False, True, False])
+        # the context's idle reader, the run's, the one left after
+        self.assertEqual(self.started, [False, True, False])
 
-    def test_a_run_on_one_worker_may_read_here(self):
-        self.run_reading(True, "one")
-        self.assertEqual(self.shared, [False, False, False])
+    def test_a_large_items_file_starts_the_child_before_planning(self):
+        saved = ehq_ref.READ_EARLY_MIN_BYTES
+        ehq_ref.READ_EARLY_MIN_BYTES = 1  # every items file is large
+        self.addCleanup(setattr, ehq_ref, "READ_EARLY_MIN_BYTES", saved)
+        items = self.path("items.json")
+        with open(items, "w", encoding="utf-8") as handle:
+            json.dump({"questions": ehq_ref.EXAMPLE_ITEMS}, handle)
+        here = self.run_reading(False, "here", items=items)
+        # started early; then the context's idle reader and the one left after the calls
+        self.assertEqual(self.started, [False, False])
+        self.assert_same_run(here, self.run_reading(True, "early", items=items))
+        self.assertEqual(self.started, [True, False, False])
+
+    def given_early_child(self):
+        """An early reader with a child, which run_evaluation is given; (reader, its child)."""
+        early = ehq_ref.ExchangeReader(process=True)
+        self.addCleanup(early.close)
+        saved = ehq_ref.early_reader
+        ehq_ref.early_reader = lambda options: early
+        self.addCleanup(setattr, ehq_ref, "early_reader", saved)
+        self.assertTrue(early.in_child)
+        return early, early._child
+
+    def test_an_early_child_the_run_does_not_need_is_closed(self):
+        early, child = self.given_early_child()
+        # too few answers for a child: the run reads here and ends the early one
+        ehq_ref.run_evaluation(self.options(output=self.path("few")))
+        self.assertFalse(early.in_child)
+        self.assertIsNotNone(child.poll())  # the process has exited
+
+    def test_an_early_child_is_closed_when_planning_fails(self):
+        early, child = self.given_early_child()
+        with self.assertRaises(ehq_ref.InputError):
+            ehq_ref.run_evaluation(self.options(output=self.path("bad"),
+                                                items=self.path("missing.json")))
+        self.assertFalse(early.in_child)
+        self.assertIsNotNone(child.poll())
+
+    def test_when_a_run_starts_its_child_early(self):
+        # an items file far larger than READ_EARLY_MIN_BYTES
+        options = self.options(items=ehq_ref.__file__, reproducible=False)
+        many = ehq_ref.reads_in_child(ehq_ref.READ_PROCESS_MIN_UNITS)
+        for changes, expected in (({}, many), ({"items": None}, False),
+                                  ({"items": self.path("absent.json")}, False),
+                                  ({"limit": ehq_ref.READ_PROCESS_MIN_UNITS - 1}, False),
+                                  ({"limit": ehq_ref.READ_PROCESS_MIN_UNITS}, many),
+                                  ({"reproducible": True}, False)):
+            reader = ehq_ref.early_reader(dataclasses.replace(options, **changes))
+            if reader is not None:
+                reader.close()
+            self.assertEqual(reader is not None, expected, changes)
 
     def test_when_a_run_reads_in_a_child(self):
         many = ehq_ref.READ_PROCESS_MIN_UNITS
@@ -701,6 +749,66 @@ class ExchangeReaderTest(unittest.TestCase):
                           self.expected("It might be 1961.", None)])
         self.assertEqual(readings[1].result()[1]["ehq_ref-2"]["value"], 0.85)
 
+    def test_the_child_is_sent_only_the_fields_a_reading_reads(self):
+        item = dict(self.ITEM, qc={"notes": "x" * 1000}, provenance=[1, 2])
+        self.assertEqual(ehq_ref.reading_item(item), {
+            name: value for name, value in self.ITEM.items() if name in ehq_ref.READ_ITEM_FIELDS})
+        self.assertNotIn("qc", ehq_ref.reading_item(item))
+        self.assertEqual(self.reader().submit("Paris.", item, "80", "percent").result(),
+                         self.expected("Paris.", "80"))
+        self.assertEqual(ehq_ref.reading_item(["not", "an", "item"]), ["not", "an", "item"])
+
+    def test_a_reading_reads_no_other_item_field(self):
+        read = set()
+
+        class Watched(dict):
+            def __getitem__(self, key):
+                read.add(key)
+                return super().__getitem__(key)
+
+            def get(self, key, default=None):
+                read.add(key)
+                return super().get(key, default)
+
+            def __contains__(self, key):
+                read.add(key)
+                return super().__contains__(key)
+
+            def __iter__(self):
+                read.add("(every field)")
+                return super().__iter__()
+
+            def items(self):
+                read.add("(every field)")
+                return super().items()
+
+        corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+        for name in ("answers_round25.json", "answers_round26.json"):
+            document = ehq_ref.load_json_file(os.path.join(corpus, name))
+            items = {item["question_id"]: item for item in document["items"]}
+            for entry in document["answers"]:
+                ehq_ref.read_exchange(entry["answer"], Watched(items[entry["item"]]), "85",
+                                      "percent")
+        self.assertLessEqual(read, set(ehq_ref.READ_ITEM_FIELDS))
+        self.assertLessEqual({"category", "question", "document", "correct_answer"}, read)
+
+    def test_the_child_warms_up_on_each_kind_of_answer_and_reply(self):
+        seen = []
+        saved = ehq_ref.read_exchange, ehq_ref.read_all_confidences
+        ehq_ref.read_exchange = lambda answer, item, reply, scale: seen.append(
+            (ehq_ref.item_category(item), answer))
+        ehq_ref.read_all_confidences = lambda reply, scale, answer: seen.append((scale, reply))
+        try:
+            ehq_ref.warm_reading()
+        finally:
+            ehq_ref.read_exchange, ehq_ref.read_all_confidences = saved
+        self.assertEqual(sorted({kind for kind, _ in seen}),
+                         ["CCQ", "FEQ", "HNQ", "PCQ", "percent", "probability"])
+        self.assertEqual(len(seen), 4 * len(ehq_ref.WARM_ANSWERS) +
+                         2 * len(ehq_ref.WARM_CONFIDENCES))
+        self.assertIn(("HNQ", "The answer is Mikhail Bulgakov."), seen)
+        self.assertIn("kit.warm_reading()", ehq_ref.READER_CODE)
+
     def test_a_reading_that_raises_in_the_child_is_reported_with_its_message(self):
         reading = self.reader().submit("An answer.", ["not", "an", "item"], None, "percent")
         with self.assertRaises(ehq_ref.ReadingFailed) as caught:
@@ -731,11 +839,11 @@ class ReaderEnvironmentTest(unittest.TestCase):
 class ReaderFaultTest(unittest.TestCase):
     """The child reader failing in odd ways: the run reads here and nothing hangs."""
 
-    def reader_with(self, code, **options):
+    def reader_with(self, code):
         saved = ehq_ref.READER_CODE
         ehq_ref.READER_CODE = code
         try:
-            reader = ehq_ref.ExchangeReader(process=True, **options)
+            reader = ehq_ref.ExchangeReader(process=True)
         finally:
             ehq_ref.READER_CODE = saved
         self.addCleanup(reader.close)
@@ -749,27 +857,12 @@ class ReaderFaultTest(unittest.TestCase):
         self.assertTrue(reading.done.wait(10))  # handed back, not left waiting
         self.assertEqual(reading.result(), ehq_ref.read_exchange("Paris.", item, "80", "percent"))
 
-    def test_closing_while_a_writer_is_stuck_on_a_full_pipe(self):
-        import threading
-        reader = self.reader_with("import time\ntime.sleep(60)\n")  # never reads its input
-        item = dict(ehq_ref.EXAMPLE_ITEMS[0], document="x" * 100_000)
-        writer = threading.Thread(target=lambda: [reader.submit("A.", item, None, "percent")
-                                                  for _ in range(5)], daemon=True)
-        writer.start()
-        writer.join(1.0)
-        self.assertTrue(writer.is_alive())  # blocked writing to the child
-        started = time.monotonic()
-        reader.close()
-        self.assertLess(time.monotonic() - started, 5.0)
-        writer.join(10)
-        self.assertFalse(writer.is_alive())
-
-    def test_a_shared_reader_gives_every_exchange_to_the_child_even_while_it_starts(self):
+    def test_every_exchange_goes_to_the_child_even_while_it_starts(self):
         slow = "import time\ntime.sleep(0.5)\n" + ehq_ref.READER_CODE  # slow to start
-        reader = self.reader_with(slow, shared=True)
+        reader = self.reader_with(slow)
         item = ehq_ref.EXAMPLE_ITEMS[0]
         readings = [reader.submit(f"It was {1900 + n}.", item, "70", "percent")
-                    for n in range(3 * ehq_ref.READ_AHEAD)]
+                    for n in range(12)]
         self.assertEqual([r.done.is_set() for r in readings], [False] * len(readings))
         self.assertEqual([r.result() for r in readings],  # what travels back, as JSON
                          [json.loads(json.dumps(ehq_ref.read_exchange(
@@ -777,9 +870,9 @@ class ReaderFaultTest(unittest.TestCase):
                           for n in range(len(readings))])
         self.assertEqual(len(reader._waiting), 0)
 
-    def test_a_shared_reader_never_keeps_its_caller_on_a_full_pipe(self):
+    def test_a_caller_never_waits_on_a_full_pipe(self):
         import threading
-        reader = self.reader_with("import time\ntime.sleep(60)\n", shared=True)
+        reader = self.reader_with("import time\ntime.sleep(60)\n")
         item = dict(ehq_ref.EXAMPLE_ITEMS[0], document="x" * 100_000)
         readings = []
         caller = threading.Thread(target=lambda: readings.extend(
