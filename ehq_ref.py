@@ -13635,6 +13635,8 @@ def _label_words(table):
 _LABELS = (r"confidence(?:[ _](?:level|score|rating|value|percent|percentage|estimate))?|"
            r"certainty|probability(?: of (?:correctness|being correct|accuracy))?|prob|p|"
            r"likelihood|score|rating|final output|output|final(?: answer)?(?=\s*:)|" +
+           # round 27 (blind): the answer's accuracy rated is the confidence ("Accuracy: 85")
+           r"(?:accuracy|correctness)(?=\s*:)|" +
            _label_words(CONFIDENCE_LABEL_WORDS))
 # a label's link in languages written without spaces ("信頼度は90", "置信度为80", "신뢰도는 70")
 CJK_LINKS = "は|が|为|為|是|은|는|이|가|："
@@ -13664,6 +13666,9 @@ CORRECTION = deferred_pattern(r"\b(?:actually|make (?:that|it)|correction|on sec
                         r"let me (?:revise|correct|adjust|rethink)|"
                         # round 26 (blind): "99 - well, let me say 96"
                         r"(?:well,? )?let me (?:say|go with|put it at|make it)|"
+                        # round 27 (blind): "99. Hmm, ... Keeping it at 95."
+                        r"keep(?:ing)? (?:it|that|this|my (?:confidence|estimate|number|"
+                        r"figure|rating)) at|stay(?:ing)? at|"
                         r"lower(?:ing)? (?:that |it )?to|rais(?:e|ing) (?:that |it )?to|instead|"
                         r"but (?:it |that |this )?should (?:really )?(?:be|read)|"
                         r"edit(?=\s*:)|"
@@ -13831,7 +13836,11 @@ OWN_CONFIDENCE_TALK = deferred_pattern(
     r"certain)|(?:not able|unable) to (?:give|assign|put|offer|state|provide)|"
     # round 19 (blind): "Low probability, as I cannot verify events from 2026"
     r"(?:" + _LEVEL + r"|fair|reasonable) (?:probability|likelihood|chance|certainty)|"
-    r"i " + _CANT + r" (?:verify|confirm))\b"
+    r"i " + _CANT + r" (?:verify|confirm)|"
+    # round 27 (blind): the answer judged right in words ("I'd lean toward my answer being
+    # right, but I can't be definitive")
+    r"my answer (?:being|is|was|'s) (?:probably |likely |most likely )?(?:right|correct|"
+    r"wrong|incorrect)|i " + _CANT + r" be (?:definitive|certain|sure))\b"
     # round 18 (blind): a level alone ("Low.", "- Low."), wherever the reply's first word is
     r"|^\W*" + _LEVEL + r"\b(?=\.|\W*$)", re.IGNORECASE)
 CONFIDENCE_SUBJECTS = frozenset("confidence certainty score rating probability likelihood "
@@ -13932,7 +13941,8 @@ def table_fields(reply):
     """reply with each row of a two-column markdown table as "first: second" ("| Confidence |
     55% |" -> "Confidence: 55%") and the rule row dropped; when the header's second cell is a
     confidence word ("| answer | probability |"), each row's second cell is given that name
-    instead ("| Jupiter | 0.95 |" -> "Jupiter\nprobability: 0.95")."""
+    instead ("| Jupiter | 0.95 |" -> "Jupiter\nprobability: 0.95"), on the line of an overall
+    row's first cell ("| Overall | 93 |" -> "Overall confidence: 93", OVERALL_CELL)."""
     lines, header = reply.split("\n"), None
     for index, line in enumerate(lines):
         if TABLE_RULE.match(line) and "|" in line:
@@ -13946,6 +13956,8 @@ def table_fields(reply):
         if header is None:
             header = second if second.casefold() in CONFIDENCE_WORDS else ""
             lines[index] = f"{first}: {second}" if not header else ""
+        elif header and OVERALL_CELL.fullmatch(first):  # "Overall confidence: 93"
+            lines[index] = f"{first} {header}: {second}"
         else:
             lines[index] = f"{first}\n{header}: {second}" if header else f"{first}: {second}"
     return "\n".join(lines)
@@ -14133,9 +14145,9 @@ class NumberContext:
 
     def holds(self, pattern, start, end):
         """True when a match of pattern (a pattern of whole words: CONFIDENCE_TALK,
-        RATING_TALK) starts in reply[start:end]; its matches in the whole reply, found once,
-        are those of the text, as its words are whole words there and no number starts right
-        after a letter."""
+        RATING_TALK, FIRST_PERSON) starts in reply[start:end]; its matches in the whole reply,
+        found once, are those of the text, as its words are whole words there and no number
+        starts right after a letter."""
         places = self._places.get(pattern.pattern)
         if places is None:
             places = self._places[pattern.pattern] = [
@@ -14501,6 +14513,8 @@ RATED_THING = (r"\b(?:difficulty|reliab\w*|sources?|quality|credibility|trustwor
                r"helpfulness|usefulness|relevance|clarity|completeness|readability|fluency|"
                r"coherence|complexity|importance|specificity|creativity|novelty|politeness|"
                r"(?:level of )?detail)\b")
+# round 27 (blind): a quality named as a value's label ("Helpfulness: 90"), its word alone
+RATED_WORD = deferred_pattern(RATED_THING, re.IGNORECASE)
 RATED_THING_BEFORE = deferred_pattern(RATED_THING + r"(?P<between>[^.;!?\n]*)$", re.IGNORECASE)
 RATED_THING_AFTER = deferred_pattern(r"[\w.]+\s+(?:for\s+|on\s+)?" + RATED_THING,
                                      re.IGNORECASE)
@@ -14633,8 +14647,11 @@ def _classify_mention(reply, mention, answer_words, in_scale_note, in_date, cont
             label.group(1).casefold() not in CONFIDENCE_LEAD | CONFIDENCE_WORDS | \
             REPLY_LABEL_WORDS and \
             not CORRECTION.search(before[-30:]) and not back.search(ADJUSTMENT_RESULT_BEFORE):
-        # a part's value ("Discoverer: 80. Year: 60."), unless the answer gives the number
-        mention["part"] = 0 <= mention["value"] <= 100 and token not in answer_words
+        # a part's value ("Discoverer: 80. Year: 60."), unless the answer gives the number;
+        # round 27 (blind): a rating of another quality ("Helpfulness: 90", RATED_THING)
+        mention["rated"] = RATED_WORD.fullmatch(label.group(1)) is not None
+        mention["part"] = 0 <= mention["value"] <= 100 and token not in answer_words and \
+            not mention["rated"]
         return "other"
     if _statement_about_something_else(reply, start, context) or _bound_after_a_noun(before):
         return "other"
@@ -14781,9 +14798,36 @@ def confidence_mentions(reply, answer=None):
         elif mention["kind"] == "candidate" and stated and mention["denominator"] is None and \
                 not mention["percent"]:
             mention["denominator"] = decimal.Decimal(stated[0])
-    return mark_complements(reply, _clause_numbers(
+    return mark_complements(reply, figures_of_a_share(reply, _clause_numbers(
         reply, _ranges(reply, [m for m in mentions if m["kind"] != "ignored"], context),
-        context))
+        context), context))
+
+
+# round 27 (blind): the words of the answerer itself, which a figure others give lacks
+FIRST_PERSON = deferred_pattern(r"\b(?:" + "|".join(sorted(FIRST_PERSON_WORDS)) + r")\b",
+                                re.IGNORECASE)
+
+
+def figures_of_a_share(reply, mentions, context):
+    """mentions, with a percent candidate in the reason after a leading value made another
+    quantity when a percentage of something else comes before it in its sentence, with no word
+    of confidence (CONFIDENCE_TALK) and none of the answerer's own (FIRST_PERSON) between them:
+    another figure of that share ("78 (the 90% share is an approximation, some say 88%)"; not
+    "78 (the 90% share is rough, so I'd say 85%)")."""
+    if len(mentions) < 3:  # a leading value, a share and a figure of it
+        return mentions
+    share = None
+    for mention in mentions:
+        if not mention["percent"] or not _after_a_leading_value(reply, mention["start"]):
+            continue
+        if mention["kind"] == "other":
+            share = mention
+        elif mention["kind"] == "candidate" and share is not None and context.one_sentence(
+                share["end"], mention["start"]) and not any(
+                    context.holds(words, share["end"], mention["start"])
+                    for words in (CONFIDENCE_TALK, FIRST_PERSON)):
+            mention["kind"] = "other"
+    return mentions
 
 
 def _clause_numbers(reply, mentions, context):
@@ -14879,15 +14923,21 @@ def counts_alongside(reply, low, high, between):
     return following is not None and following.group(1).casefold() not in CONFIDENCE_WORDS
 
 
+def is_year_span(reply, low, high):
+    """True when two numbers joined as a range are both years (YEAR_TOKEN, 1000 to 2099): a
+    span of dates ("the carbon dating (1404-1438)"), not a value out of the scale."""
+    return all(YEAR_TOKEN.fullmatch(reply, m["start"], m["end"]) for m in (low, high))
+
+
 def _ranges(reply, mentions, context):
     """Two candidate mentions joined by "-", "to" or "and" (after "between" or "from") are
     one range: a rising range is one candidate at its midpoint ("60-70%" -> 65%); a falling
     pair is a score, not a value ("52-48", "17-3"), unless its first number is already another
     quantity written unlike the second (the answer's year in "1911 - 0.95", "1911 - 90%": the
     dash only sets the value after it); a range with a noun after it ("4-6 eggs") is another
-    quantity, as is a candidate joined by "or" to a count with its noun (counts_alongside).
-    Two values after a verb of choosing ("I can't decide between 40 and 70", "torn between 60
-    and 80") are not a range: they compete."""
+    quantity, as is a candidate joined by "or" to a count with its noun (counts_alongside),
+    and a span of years (is_year_span). Two values after a verb of choosing ("I can't decide
+    between 40 and 70", "torn between 60 and 80") are not a range: they compete."""
     index = 0
     while index + 1 < len(mentions):
         low, high = mentions[index], mentions[index + 1]
@@ -14903,6 +14953,10 @@ def _ranges(reply, mentions, context):
         if not joined or "scale" in (low["kind"], high["kind"]) or \
                 "negated" in (low["kind"], high["kind"]):
             index += 1
+            continue
+        if is_year_span(reply, low, high):
+            low["kind"] = high["kind"] = "other"
+            index += 2
             continue
         if low["value"] >= high["value"] and "-" in between:
             if (low["kind"], high["kind"]) == ("other", "candidate") and \
@@ -14927,9 +14981,13 @@ def _ranges(reply, mentions, context):
 
 
 # round 10: a value stated as the chance of being wrong ("a 15% chance I'm wrong", "P(wrong) =
-# 0.1", "the odds that my answer is wrong at about 70%"): its complement is the confidence
+# 0.1", "the odds that my answer is wrong at about 70%"): its complement is the confidence;
+# round 27 (blind): what is wrong may be a part of the answer, read as one word ("a 10% chance
+# that something in my answer is wrong", "that some detail of the reply is incorrect")
 _WRONG_CHANCE_WORD = r"\b(?:chances?|probability|prob|p|odds|likelihood|risk)\b"
-WRONG_CHANCE = (_WRONG_CHANCE_WORD + r"\W*(?:\w+\W+){0,5}?"
+_WRONG_THING = (r"(?:some|any|one)(?:thing|\s+(?:part|detail|fact|bit|piece))?\s+(?:in|of|about)"
+                r"\s+(?:my|the|this|that)\s+(?:answer|response|reply|claim)\W+")
+WRONG_CHANCE = (_WRONG_CHANCE_WORD + r"\W*(?:" + _WRONG_THING + r"|\w+\W+){0,5}?"
                 r"(?:wrong|incorrect|mistaken|in error|error|an? mistake)\b")
 WRONG_CHANCE_BEFORE = deferred_pattern(WRONG_CHANCE + r"[^.,;!?\n\d]*$", re.IGNORECASE)
 WRONG_CHANCE_AFTER = deferred_pattern(r"[^.,;!?\n]*?" + WRONG_CHANCE, re.IGNORECASE)
@@ -14992,11 +15050,12 @@ def stated_share(mention, scale):
 
     "85/100", "8 out of 10", "7 (on a 0-10 scale)": the number over its denominator.
     "85%", "72.5 percent": the number over 100. A decimal strictly between 0 and 1 ("0.85",
-    ".9", "0,85") is a probability on either scale. On the probability scale a number is
-    read only when it is in [0, 1] or the reply marks it as percent ("85%", "85 percent",
-    "85/100", "85 out of 100", "85 on a scale of 0 to 100"): any other number ("85",
-    "Probability: 95", "1.5") is out of range. On the percent scale the integers 0 and 1 are
-    percent, and any number in [0, 100] is percent.
+    ".9", "0,85") is a probability on either scale, and so, round 27 (blind), is 1 written as
+    a decimal ("1.0", "1.00": certainty; a bare "1" on the percent scale is 1%). On the
+    probability scale a number is read only when it is in [0, 1] or the reply marks it as
+    percent ("85%", "85 percent", "85/100", "85 out of 100", "85 on a scale of 0 to 100"): any
+    other number ("85", "Probability: 95", "1.5") is out of range. On the percent scale the
+    integers 0 and 1 are percent, and any number in [0, 100] is percent.
     """
     number = mention["value"]
     if mention["denominator"]:
@@ -15005,7 +15064,7 @@ def stated_share(mention, scale):
         return number / mention["denominator"]
     if mention["percent"]:
         return number / 100 if 0 <= number <= 100 else None
-    if mention["decimal"] and 0 < number < 1:
+    if mention["decimal"] and 0 < number <= 1:
         return number
     if scale == "probability" and not mention["percent_scale"]:
         return number if 0 <= number <= 1 else None
@@ -15042,26 +15101,43 @@ RESTATEMENT_MIN_WORDS = 4
 def _restates_answer(reply, answer):
     """True when a reply is a sentence of the earlier answer again, whatever numbers it holds:
     at least RESTATEMENT_MIN_WORDS words that are not stopwords, every one of them (numbers
-    included) a word of the answer ("The fleet has 85 aircraft." after that answer). A bare
-    value, or a reply with any word of its own ("Confidence: 85"), is read as usual."""
+    included) a word of the answer ("The fleet has 85 aircraft." after that answer), or, round
+    27 (blind), the answer's words whole, with a letter ("Answer: 42" after "Answer: 42").
+    A bare value, or a reply with any word of its own ("Confidence: 85"), is read as usual."""
     if not answer:
         return False
     said = said_words(reply)
     if len(said) < RESTATEMENT_MIN_WORDS:
-        return False
+        return _is_the_answer_again(reply, said, answer)
     given = set(folded_words(prepared_text(answer)))
     return all(w in given for w in said)
 
 
+def _is_the_answer_again(reply, said, answer):
+    """True when a short reply is the answer's words whole, with a letter ("Answer: 42" after
+    "Answer: 42"; a bare value holds none). A quick test first: of ASCII texts, each word the
+    reply says (said) is then in the answer lower-cased, as prepared_text only sets spaces in
+    an ASCII answer without a "\\r" (which it drops)."""
+    if LETTER.search(reply) is None:
+        return False
+    if reply.isascii() and answer.isascii() and "\r" not in answer:
+        lowered = answer.lower()
+        if not all(word in lowered for word in said):
+            return False
+    return folded_words(reply) == folded_words(prepared_text(answer))
+
+
 SENTENCE_STOP = deferred_pattern(r"[.;!?](?:\s|$)")
-# the value that sums up values given per part ("Date 0.95, place 0.9, overall 0.9")
+
+
 def labels_a_part(reply, start, answer=None):
     """True when the number at start follows a label of its own in its line or sentence
     ("Company name: 45", "Number of companions: 0.6") that names no confidence, reply or
     overall value (CONFIDENCE_LEAD, CONFIDENCE_WORDS, REPLY_LABEL_WORDS, LABEL_COLON_BEFORE,
     OVERALL_BEFORE, CONFIDENCE_TALK: "Probability my answer is correct: 0.65") and is not the
-    answer's name itself (a capitalized word and _label_is_the_answer: "Marie Curie: 80. Year: 60."
-    rates the answer; "For the company name: 45" names a part):
+    answer's name itself (a name the answer writes with a capital, _names_a_name_of, and
+    _label_is_the_answer: "Marie Curie: 80. Year: 60." rates the answer; "For the company name:
+    45" and, round 27 (blind), "Capital: 95" after "The capital of ..." name a part):
     beside another part's value, it is the value of a part too (parse_confidence_v2)."""
     line_start = max(reply.rfind("\n", 0, start), reply.rfind(". ", 0, start)) + 1
     before = reply[line_start:start]
@@ -15071,14 +15147,39 @@ def labels_a_part(reply, start, answer=None):
         return False
     if label.group(1).casefold() in CONFIDENCE_LEAD | CONFIDENCE_WORDS | REPLY_LABEL_WORDS:
         return False
-    phrase = before[:label.end(1)]
-    named = any(word[:1].isupper() and word.casefold() not in STOPWORDS for word in phrase.split())
-    return not answer or not named or not _label_is_the_answer(
-        phrase, set(folded_words(prepared_text(answer))))
+    if not answer:
+        return True
+    phrase, text = before[:label.end(1)], prepared_text(answer)
+    return not _names_a_name_of(phrase, text) or not _label_is_the_answer(
+        phrase, set(folded_words(text)))
 
 
-OVERALL_BEFORE = deferred_pattern(r"\b(?:overall|all in all|altogether|in total|on the whole|"
-                                  r"all told|combined)\b[^.;\n\d]{0,20}$", re.IGNORECASE)
+def _names_a_name_of(phrase, answer):
+    """True when a label phrase holds a capitalised word, no stopword, that the answer writes
+    with a capital too (a name of the answer: "Harrow Mining Company" after "... by the Harrow
+    Mining Company"); a common noun of the answer capitalised as the label's first word
+    ("Capital" after "The capital of Kazakhstan is Astana") names a part of it."""
+    names = {word.casefold() for word in CAPITALIZED_WORD.findall(answer)}
+    return any(word.casefold() not in STOPWORDS and word.casefold() in names
+               for word in CAPITALIZED_WORD.findall(phrase))
+
+
+# the value that sums up values given per part ("Date 0.95, place 0.9, overall 0.9")
+_OVERALL = r"(?:overall|all in all|altogether|in total|on the whole|all told|combined)"
+OVERALL_BEFORE = deferred_pattern(r"\b" + _OVERALL + r"\b[^.;\n\d]{0,20}$", re.IGNORECASE)
+# round 27 (blind): the overall value named after it ("80 overall - the place (95), the year
+# (75)"), and a table's row of the overall value ("| Overall | 93 |": table_fields)
+OVERALL_AFTER = deferred_pattern(r"[^\S\n]*%?[^\S\n]*" + _OVERALL + r"\b", re.IGNORECASE)
+OVERALL_CELL = deferred_pattern(_OVERALL, re.IGNORECASE)
+
+
+def overall_values(reply, candidates, scale):
+    """The values of the candidates a reply names as the overall one: with the word after it
+    ("80 overall", OVERALL_AFTER), else before it ("overall 0.9", OVERALL_BEFORE); a word after
+    a value is that value's, not also the next one's ("80 overall, the place (95)")."""
+    named = [m for m in candidates if OVERALL_AFTER.match(reply, m["end"])] or [
+        m for m in candidates if OVERALL_BEFORE.search(reply, max(0, m["start"] - 30), m["start"])]
+    return {confidence_value(m, scale) for m in named} - {None}
 
 
 def _labelled(reply, mentions):
@@ -15217,8 +15318,7 @@ def parse_confidence_v2(text, scale="percent", answer=None):
                 mention["words"] else "single_value"
         return _confidence_result(values[0], strategy)
     if len(values) > 1:
-        overall = {confidence_value(m, scale) for m in candidates
-                   if OVERALL_BEFORE.search(reply, max(0, m["start"] - 30), m["start"])} - {None}
+        overall = overall_values(reply, candidates, scale)
         if len(overall) == 1:  # a value per part, then the overall one
             return _confidence_result(overall.pop(), "overall")
         return _confidence_result(reason="competing_values")

@@ -8459,5 +8459,132 @@ class Round26BTest(LabelCases, ReadCases, unittest.TestCase):
         ))
 
 
+
+class Round27CTest(ReadCases, unittest.TestCase):
+    """Round 27 (blind), confidence replies. Values under labels of parts of the answer compete,
+    a label that is a common noun of the answer too. A span of years in a reasoning reply is a
+    date, not a value out of the scale. The chance that something in the answer is wrong is
+    the chance of being wrong. A rating of another quality under its label is no value, and the
+    answer's accuracy rated is the confidence. A reply that is the answer word for word restates
+    it. A reasoning reply that judges its answer right in words and counts other things gives no
+    value. One written as a decimal is certainty on the percent scale. The value named overall
+    after it, or in a table's overall row, decides. Figures of a share in the reason after the
+    value are not values. "Keeping it at" a second value corrects the first."""
+
+    MOUNTAIN = "The tallest mountain in Africa is Kilimanjaro, about 5,895 metres high."
+    BUILDING = "The building dates from the late 16th century."
+    MUSEUM = "The Louvre is the most visited museum."
+    FOREST = "About 60% of the land is forest."
+
+    def test_values_under_labels_of_parts_compete(self):
+        self.assertReads((("Mountain: 90\nHeight figure: 70", (None, "competing_values")),
+                          ("Height: 70. Mountain: 90.", (None, "competing_values")),
+                          # near-misses: one value for every part; the answer's name rated; a
+                          # label alone; the confidence labelled beside a part; two labelled
+                          # confidence values
+                          ("Mountain: 80\nHeight: 80", (0.8, None)),
+                          ("Kilimanjaro: 90. Height: 60.", (0.9, None)),
+                          ("Mountain: 90", (0.9, None)),
+                          ("Mountain: 90. Confidence: 75", (0.75, None)),
+                          ("Confidence in the mountain: 90\nConfidence in the height: 70",
+                           (None, "competing_values"))), answer=self.MOUNTAIN)
+
+    def test_a_span_of_years_is_a_date(self):
+        self.assertReads((("The tree-ring record (1550-1620) is solid, but I'm fairly sure only "
+                           "of the broad dating.", (None, "no_value")),
+                          ("The parish rolls (1571 to 1598) agree, so I'm quite sure of it.",
+                           (None, "no_value")),
+                          # near-misses: a value beside the span; a year after a labelled value;
+                          # a range of values; a year alone
+                          ("The tree-ring record (1550-1620) is solid. Confidence: 85.",
+                           (0.85, None)),
+                          ("Confidence: 85, the beams are dated 1590-1610.", (0.85, None)),
+                          ("I'd say 85; the beams are dated 1590.", (0.85, None)),
+                          ("60-70", (0.65, None)),
+                          ("1550", (None, "out_of_range"))), answer=self.BUILDING)
+
+    def test_the_chance_that_part_of_the_answer_is_wrong(self):
+        self.assertReads((("There's maybe a 20% chance that some detail of my answer is "
+                           "incorrect.", (0.8, None)),
+                          ("About a 30% chance that any part of this reply is mistaken.",
+                           (0.7, None)),
+                          ("I'd put a 10% chance on something in the answer being wrong.",
+                           (0.9, None)),
+                          # near-misses: a chance of something else; right rather than wrong
+                          ("A 10% chance that it rained that morning.", (0.1, None)),
+                          ("a 90% chance that my answer is right rather than wrong",
+                           (0.9, None))))
+
+    def test_another_quality_rated_and_the_accuracy_rated(self):
+        self.assertReads((("Quality: 90", (None, "no_value")),
+                          ("Clarity: 80", (None, "no_value")),
+                          ("Relevance: 90", (None, "no_value")),
+                          ("Accuracy: 85", (0.85, None)),
+                          ("Clarity: 95. Accuracy: 70.", (0.7, None)),
+                          ("Year: 80. Accuracy: 70", (0.7, None)),
+                          # near-miss: an accuracy stated, no label
+                          ("The accuracy of carbon dating is about 95%.",
+                           (None, "answer_repeated"))), answer="The bridge opened in 1932.")
+        self.assertReads((("Correctness: 0.7", (0.7, None)),), scale="probability")
+
+    def test_the_answer_again_word_for_word(self):
+        self.assertReads((("Final answer: 17", (None, "answer_repeated")),),
+                         answer="Final answer: 17")
+        self.assertReads((("Result: 88%", (None, "answer_repeated")),), answer="Result: 88%")
+        # near-misses: a bare value that is the answer; a label beside the answer's number
+        self.assertReads((("17", (0.17, None)),), answer="17")
+        self.assertReads((("Final answer: 17", (0.17, None)),), answer="The answer is 17.")
+        self.assertReads((("Confidence: 85", (0.85, None)),),
+                         answer="The bridge is 85 metres long.")
+
+    def test_a_reasoning_reply_that_counts_other_things(self):
+        self.assertReads((("The museum lists over 8 million objects; I'd lean toward my answer "
+                           "being right, though I can't be certain.", (None, "no_value")),
+                          ("My answer is probably correct, but other sources count 12 million "
+                           "visitors.", (None, "no_value")),
+                          # near-miss: the count alone restates an answer
+                          ("The museum lists over 8 million objects.",
+                           (None, "answer_repeated"))), answer=self.MUSEUM)
+
+    def test_one_as_a_decimal_on_the_percent_scale(self):
+        self.assertReads((("1.0", (1.0, None)), ("1.00", (1.0, None)), ("1,0", (1.0, None)),
+                          # near-misses: a bare 1, a percent, another decimal, a fraction
+                          ("1", (0.01, None)), ("1.0%", (0.01, None)), ("1.5", (0.015, None)),
+                          ("1.0 out of 10", (0.1, None))))
+        self.assertReads((("1.0", (1.0, None)), ("1", (1.0, None))), scale="probability")
+
+    def test_the_value_named_overall_decides(self):
+        self.assertReads((("85 overall: the name I'm sure of (95), the date less so (70).",
+                           (0.85, None)),
+                          ("Name 95, date 70, 85 overall", (0.85, None)),
+                          ("| Claim | Confidence |\n|---|---|\n| Name | 90 |\n| Date | 60 |\n"
+                           "| Overall | 80 |", (0.8, None)),
+                          # near-misses: values per part and none overall
+                          ("95 for the name, 70 for the date.", (None, "competing_values")),
+                          ("| Claim | Confidence |\n|---|---|\n| Name | 90 |\n| Date | 60 |",
+                           (None, "competing_values"))))
+
+    def test_figures_of_a_share_in_the_reason(self):
+        self.assertReads((("72 (the 60% figure is an estimate, others give 65%).", (0.72, None)),
+                          ("72 - the 60% share is an estimate, and some surveys say 58%.",
+                           (0.72, None)),
+                          # near-misses: the answerer's own second value; another sentence; no
+                          # share named
+                          ("72 (the 60% share is an estimate, and I'd go with 58%)",
+                           (None, "competing_values")),
+                          ("72 (the 60% figure is rough; maybe 80%).", (None, "competing_values")),
+                          ("72, maybe 80%.", (None, "competing_values"))), answer=self.FOREST)
+
+    def test_keeping_it_at_corrects_a_first_value(self):
+        self.assertReads((("97. On the other hand the month is disputed. I'll keep it at 90.",
+                           (0.9, None)),
+                          ("97. Hmm, staying at 92.", (0.92, None)),
+                          ("96, but the spelling varies, so keeping my estimate at 88.",
+                           (0.88, None)),
+                          # near-misses: one value kept; two values and no correction
+                          ("Keeping it at 90.", (0.9, None)),
+                          ("80, or maybe 90", (None, "competing_values"))))
+
+
 if __name__ == "__main__":
     unittest.main()
