@@ -5622,6 +5622,10 @@ ABBREVIATIONS = frozenset(
 LEADING_CONNECTIVE = deferred_pattern(
     r"^(?:but|however|though|although|and|so|yet|still|also|anyway|"
     r"that said|then again)\b[,\s]*", re.IGNORECASE)
+# round 27 (blind): a conclusion word opening a clause ("So ...", "Therefore, ..."), kept as
+# the clause's "concluded" flag: "so" is dropped from its text with the other connectives
+CONCLUDING_OPENER = deferred_pattern(r"^[\s,:]*(?:so|therefore|thus|hence)\b[\s,]*",
+                                     re.IGNORECASE)
 MIN_QUOTE_WORDS = 6
 
 
@@ -5723,7 +5727,8 @@ def answer_clauses(text):
     abbreviations or initials), ";", an em dash or spaced dash, "but", ", however/yet",
     ", though/although". Shorter quotes (titles, names) stay in place. section: what the
     markdown heading above the clause names it (markdown_lines), else None. The first clause
-    of a numbered or bold markdown line keeps its list_mark (mark).
+    of a numbered or bold markdown line keeps its list_mark (mark). A clause that opens on a
+    conclusion word (CONCLUDING_OPENER: "So ...", dropped from its text) is marked concluded.
     """
     clauses = []
     for line, blockquote, section, mark in markdown_lines(text):
@@ -5760,6 +5765,8 @@ def answer_clauses(text):
                 clauses.append({"text": cleaned, "kind": "plain", "joined": joined, "host": None,
                                 "lead_in": is_lead_in(piece, held),
                                 "section": section, "mark": None if number else mark})
+                if CONCLUDING_OPENER.match(piece):
+                    clauses[-1]["concluded"] = True
                 host = len(clauses) - 1
             for inner, kind, after in held:
                 if kind == "aside":
@@ -5836,6 +5843,8 @@ _SEEKING_ADVICE = (r"(?:worth(?:while)? |(?:best|wise|advisable|a good idea|sens
                    r"writ(?:e|ing) to|visit(?:ing)?|"
                    # round 14 (blind): "worth exploring", "worth a try"
                    r"explor(?:e|ing)|brows(?:e|ing)|tr(?:y|ying)|a try)\b")
+# round 27 (blind): the ways of checking that advice calls quickest ("the quickest way to confirm")
+_QUICKEST = r"(?:quickest|easiest|simplest|fastest|surest|most direct)"
 # "invented" and "fabricated" followed by when, where or by whom are an event ("was invented
 # in 1952 by"), as is "fabricated" of making ("fabricated specially in Sheffield": round 6),
 # not a verdict of fiction; "made up of" is "consists of".
@@ -6707,7 +6716,9 @@ CLAUSE_ROLES = (
         # round 26 (blind): a memory called vague ("My vague recollection is that", "I have a
         # vague sense that")
         r"\b(?:a|my|the) (?:vague|hazy|faint|dim|fuzzy|distant) (?:recollection|memory|memories|"
-        r"sense|impression|idea|notion|feeling)\b",
+        # round 27 (blind): also an association called faint ("I have a faint association
+        # between that name and ...")
+        r"sense|impression|idea|notion|feeling|associations?)\b",
         r"\bi(?:'d| would) (?:say|guess|think|imagine|estimate|venture|hazard|bet|wager|assume|"
         r"put it at|lean|expect)\b",
         r"\bmy (?:best |educated |rough |honest |tentative |first |working )?(?:guess|estimate|"
@@ -6840,7 +6851,8 @@ CLAUSE_ROLES = (
         r"^\W*(?:(?:it's|it is|that's|this is|honestly|roughly|basically|pretty much|really)"
         r"[^\w\n]+)*(?:an? )?(?:\w+ )?(?:coin[- ]?(?:flip|toss)|toss-up|fifty-fifty)\b",
         r"\b(?:or so|or thereabouts|give or take)\b",
-        r"\bsomething like\b",
+        # round 27 (blind): also "something along the lines of X"
+        r"\bsomething (?:like|along the lines of)\b",
         # round 16 (blind): the preposition stays in the answer ("sometime in the autumn")
         r"\bsome(?:where|time)(?= (?:around|in|between|near)\b)",
         r"\bmy (?:information|knowledge|data|memory) (?:may|might|could) be (?:outdated|"
@@ -6919,6 +6931,13 @@ CLAUSE_ROLES = (
         r"try to |also |perhaps |possibly |probably )?(?:check|consult|look (?:up|at|into|for)|"
         r"refer to|visit|search|contact|try|ask|reach out|browse|review|find|see(?! (?:it|them|"
         r"this|that) (?!(?:on|in|at|here|there|for|yourself|listed|online)\b)[a-z]{2,}))\b",
+        # round 27 (blind): what the asker would need to do or see to get the value ("You'd
+        # need the unredacted heads of terms, or to ask the landlord's agent, ...")
+        r"\byou(?:'d| would)(?: (?:also|probably|likely|first|then|still))? (?:need|have|want) to "
+        r"(?:ask|check|consult|contact|see|request|obtain|get|look (?:at|up|into))\b",
+        r"\byou(?:'d| would) need (?:access to |to see |a copy of )?(?:the|an?) (?:full|"
+        r"unredacted|original|complete|underlying|signed|final|actual)\b",
+        r"^\W*(?:or|and) to (?:ask|check|consult|contact|see|request|obtain|look (?:at|up|into))\b",
         r"\b(?:i )?(?:would |'d )?(?:recommend|suggest|advise|encourage|urge)(?:s|ed)? (?:that )?"
         r"(?:you )?(?:to )?(?:check|consult|look|refer|visit|search|contact|try|reach|review|"
         r"checking|consulting|looking|referring|visiting|searching|contacting|trying|reaching|"
@@ -6943,7 +6962,10 @@ CLAUSE_ROLES = (
         # on their websites"): a source to check, said in the present tense
         r"^\W*(?:[\w'&.,-]+ ){0,8}?(?:publish(?:es)?|posts?|lists?|carr(?:y|ies)|keeps?) "
         r"(?:the )?(?:(?:official|final|full|latest|certified|definitive|up-to-date) )?"
-        r"(?:results|figures|counts?|data|statistics|tall(?:y|ies)|numbers|decisions|records) "
+        r"(?:results|figures|counts?|data|statistics|tall(?:y|ies)|numbers|decisions|records|"
+        # round 27 (blind): also a list of its holders ("The IGS publishes the full list of
+        # recipients on its website")
+        r"(?:lists?|registers?|rolls?) of (?:[\w'-]+ ){0,2}?[\w'-]+) "
         r"(?:on|at|in|through) (?:its|their|the) (?:own |official )?(?:websites?|sites?|portals?|"
         r"web ?pages?|databases?|gazettes?)\b",
         # round 14 (blind): a source that keeps the data which would settle the question ("The
@@ -6961,8 +6983,11 @@ CLAUSE_ROLES = (
         r"that|its|their) (?:(?:exact|official|latest|current|right|full|confirmed) )?(?:name|"
         r"names|figure|number|answer|result|winner|details?|date)\b",
         r"\b(?:likeliest|likely|best|better|right|obvious|good|first|natural) places? (?:to|for)\b",
+        # round 27 (blind): also the quickest way, and places without a word of praise ("so
+        # that would be the quickest way to confirm", "would be the places to confirm it")
         r"\bwould (?:probably |likely |perhaps |also )?be (?:the|a) (?:(?:best|right|obvious|good|"
-        r"natural|first|likeliest) )?(?:place|source|starting point|way)\b",
+        r"natural|first|likeliest|" + _QUICKEST + r") )?(?:place|source|starting point|way)\b",
+        r"\bwould (?:probably |likely |perhaps |also )?be the (?:places|sources|ways) (?=to\b)",
         # round 19 (blind): also "most reliable", of several ("would be the most reliable
         # places to check")
         r"\bwould (?:probably |likely |perhaps |also )?be the most (?:reliable|likely|useful|"
@@ -6976,7 +7001,8 @@ CLAUSE_ROLES = (
         r"likely|perhaps|surely|certainly|also))? be|(?:is|are)(?: (?:probably|likely|perhaps|"
         r"surely|certainly|also))?) (?:the|a|an|your|one of the) (?:best |right |obvious |"
         r"likeliest |likely |natural |first |usual |proper |most reliable |authoritative |good |"
-        r"official )?(?:places?|sources?|starting points?|resources?|references?) (?=to (?:check|"
+        r"official |" + _QUICKEST + r" )?(?:places?|sources?|starting points?|resources?|"
+        r"references?|ways?) (?=to (?:check|"
         r"confirm|verify|look|search|ask|start|consult|research|find out|trace|enquire|inquire|"
         r"try|see)\b|for (?:this|that|it|checking|confirmation|records|details|information)\b)",
         r"\b(?:authoritative|best|official|primary|reliable|good|right|obvious|definitive) "
@@ -6987,8 +7013,8 @@ CLAUSE_ROLES = (
         r"^\W*(?:(?:so|and|or|but) )?(?:[\w'&.,-]+ ){1,10}?(?:would|will|should|could|might|"
         r"may)(?: (?:probably|likely|perhaps|also|certainly|surely|well))? be (?:an?|the|your) "
         r"(?:much |far )?(?:better|best|good|likelier|likeliest|more reliable|most reliable|"
-        r"right|obvious|natural) (?:sources?|starting points?|resources?|references?|places? "
-        r"(?=to|for))\b",
+        r"right|obvious|natural|" + _QUICKEST + r") (?:sources?|starting points?|resources?|"
+        r"references?|places? (?=to|for)|ways? (?=to))\b",
         # round 11 (blind): any source as the subject of what it would tell, and the condition
         # of that ("A good biography of X would tell you", "The ministry's website should say
         # where ...", "WorldCat would show it if a library holds a copy"): advice, no content
@@ -7198,6 +7224,13 @@ _NAME_REFERENT = (r"\b(?:(?:the|its|this|that|their) )?(?:name|term|title) (?:\w
                   r"|\b(?:coined|introduced|invented|made up)(?: \w+){0,2}? (?:the|this|that|"
                   r"such an?) (?:term|name|phrase|label|expression)\b"
                   r"|\b(?:term|name|phrase|label|expression) (?:\w+ ){0,3}?(?:coined|introduced)\b")
+# round 27 (blind): what the asked name is made of ("The name seems to combine two real
+# concepts: the Maunder Minimum ... and Kessler syndrome", "the term looks like a blend of X
+# and Y"): the real things it names are its parts, never a candidate (EXISTENCE_SPECULATION)
+_NAME_PARTS = (r"\b(?:name|term|title|phrase) (?:\w+ ){0,3}?(?:combin(?:es|ing|e)|"
+               r"blend(?:s|ing)?|merg(?:es|ing|e)|fus(?:es|ing|e)|conflat(?:es|ing|e)|"
+               r"splic(?:es|ing|e))\b|\b(?:name|term|title|phrase) (?:\w+ ){0,3}?(?:an? )?"
+               r"(?:blend|portmanteau|combination|conflation|mash-?up|amalgam|splice) of\b")
 # What the entity may be instead of what is asked ("it may be a small local firm"), a word
 # of one item of a list of such kinds too ("It may be an investigational compound, a very new
 # approval, or a misspelling of another name": round 18, blind).
@@ -7228,7 +7261,9 @@ SPECULATION = deferred_pattern(
     # newly proposed term")
     r"speciali[sz]ed|esoteric|newly|"
     # round 25 (blind): "It might be a newer company", "a very recently named gene"
-    r"newer|recently)"
+    r"newer|recently|"
+    # round 27 (blind): a word someone made up ("it may be a coinage by that author")
+    r"coinage|neologism|nonce)"
     r"|" + _NAME_GARBLED + r"|different|off)\b"
     # round 15 (blind): also after "it's" and of amateur groups ("My guess would be that it's
     # a small amateur group", "Presumably it's an obscure regional club")
@@ -7236,7 +7271,7 @@ SPECULATION = deferred_pattern(
     r"little-known|lesser-known|tiny|amateur) (?:figure|firm|company|person|business|entity|"
     r"place|band|group|artist|politician|painter|writer|author|venue|release|label|publisher|"
     r"troupe|society|club|guild|association|organi[sz]ation|outfit|circle)\b|"
-    + _UNRECORDED + r"|" + _NAME_REFERENT, re.IGNORECASE)
+    + _UNRECORDED + r"|" + _NAME_REFERENT + r"|" + _NAME_PARTS, re.IGNORECASE)
 # round 4, FEQ/CCQ: the asker's name misremembered ("It may be a misremembered name", "you
 # may have misheard the name"), and whether the entity exists at all ("to confirm whether it
 # exists").
@@ -7259,7 +7294,7 @@ _MAY_EXIST = (r"\b(?:it|this|that|they|he|she|one|such an? [\w-]+|the [\w-]+) (?
 # condition of existence leads to (EXISTENCE_CONDITION).
 EXISTENCE_SPECULATION = deferred_pattern(_IF_REAL + r"|" + _NAME_GARBLED + r")\b|"
                                          + _NAME_MISREMEMBERED + r"|" + _WHETHER_REAL + r"|"
-                                         + _UNRECORDED + r"|" + _MAY_EXIST,
+                                         + _UNRECORDED + r"|" + _MAY_EXIST + r"|" + _NAME_PARTS,
                                          re.IGNORECASE)
 # round 16 (blind): a clause that opens on the entity's existence, then a comma and what
 # follows from it ("If it exists, it might award a 'Prix Solenne'", "If such a guild exists,
@@ -7507,6 +7542,29 @@ def qualifies_advice(piece, start, later):
     most (ADVICE_MODAL): "might be good places to look" is advice, not a hedged answer."""
     return bool(later) and later[0][0] == "meta" and \
         ADVICE_MODAL.match(piece[start:later[0][1]]) is not None
+
+
+# round 27 (blind): the purpose of checking ("to confirm", "to verify it") right after an
+# advice marker ("would be the quickest way to confirm who received it", "would be the places
+# to confirm it"): the advice's own purpose, its complement no content (the question asked
+# back); it still doubts an answer given ("It was founded in 1794; the register would be the
+# place to confirm that")
+PURPOSE_OF_CHECKING = deferred_pattern(r"^to (?:confirm|verify|double[- ]?check|check|be (?:sure|"
+                                       r"certain))$", re.IGNORECASE)
+
+
+def purpose_of_advice(piece, start, end, earlier, advised):
+    """True when an uncertainty marker at start:end of piece is the purpose of checking
+    (PURPOSE_OF_CHECKING) and the marker found just before it (earlier) is advice (meta)
+    ending where it starts, a space between at most, or the marker opens its piece after an
+    earlier piece of the clause that advises (advised): "the places to confirm who received
+    it", "You'd need the full terms, or to ask the agent, to confirm the figure"; what it
+    governs is the advice's, no content."""
+    if earlier:
+        after_advice = earlier[0][0] == "meta" and not piece[earlier[0][2]:start].strip()
+    else:
+        after_advice = advised and not piece[:start].strip()
+    return after_advice and PURPOSE_OF_CHECKING.match(piece[start:end]) is not None
 
 
 # CCQ: the document's sentence reported with its gap ("The report says the board approved
@@ -8156,6 +8214,15 @@ def names_what_the_gap_says(text, start, end):
         GAP_CONTENT_AFTER.match(text, end) is not None
 
 
+# round 27 (blind): a proposition that a third party states, its verb in the third person
+# ("Hollister's conjecture, which states that the polynomial has no real roots", "the rule
+# says that no such appeal lies"): a denial inside it is the proposition's, no premise
+# rejection of the answerer's
+PROPOSITION_BEFORE = deferred_pattern(
+    r"\b(?:states|says|asserts|claims|posits|predicts|holds|proposes|conjectures|stipulates|"
+    r"maintains|contends) that\b[^.;:!?]*$", re.IGNORECASE)
+
+
 def clause_markers(text, active=None, found=None, after_comma=False):
     """(role, start, end) of every marker in a clause, leftmost first, as the alternation finds
     them (active: the patterns that can match, from active_markers; all when None; found:
@@ -8168,7 +8235,8 @@ def clause_markers(text, active=None, found=None, after_comma=False):
     marker that describes someone or something else (describes_another): none of these
     counts; nor does a knowledge limit of a third party named in a relative clause
     (limit_of_a_relative_subject), nor a silence marker naming what the gap says
-    (names_what_the_gap_says).
+    (names_what_the_gap_says), nor a premise rejection inside a proposition a third party
+    states (PROPOSITION_BEFORE).
     """
     if found is None:
         found = _scan(text, active_markers(text) if active is None else active)
@@ -8191,7 +8259,8 @@ def clause_markers(text, active=None, found=None, after_comma=False):
         if role == "uncertainty" and describes_another(said, text, start, end) or \
                 role == "knowledge_limit" and said[:2].casefold() not in ("i ", "i'") and \
                 limit_of_a_relative_subject(text[:start]) or \
-                role == "document_silence" and names_what_the_gap_says(text, start, end):
+                role == "document_silence" and names_what_the_gap_says(text, start, end) or \
+                role == "premise_rejection" and PROPOSITION_BEFORE.search(text, 0, start):
             continue
         markers.append((role, start, end))
     return markers
@@ -8221,6 +8290,7 @@ unable aware familiar something anything nothing everything someone anyone nobod
 somewhere anywhere possible possibly probably perhaps maybe likely believe think guess sure
 certain confident unsure uncertain honest honestly unfortunately afraid sorry moreover
 furthermore additionally besides instead anyway overall basically generally typically usually
+otherwise nevertheless nonetheless meanwhile
 whatever whichever whoever truly name named called titled entity entry listing list listed
 line sentence closest relevant part section quote quoted reads read quoting shows show
 i'm i've i'd i'll it's that's there's here's what's who's let's you're we're they're he's
@@ -8239,6 +8309,7 @@ NOT_NAMES = frozenset("""
 i i'm i've i'd i'll the a an it it's its he she they we you this that these those there here
 in on at by for from of to and but or so if as is was were are be been not no yes my his her
 their our your however although though perhaps maybe probably possibly likely unfortunately
+otherwise nevertheless nonetheless meanwhile
 sorry note answer summary reasoning details question also then when where who what which why
 how after before since during while with without according based given because yet still
 january february march april may june july august september october november december
@@ -9264,6 +9335,27 @@ def redaction_as_name(piece, marker):
     return found is not None and found.end() == end
 
 
+# round 27 (blind), CCQ: a preposition after a silence word, then what it governs ("was
+# removed in version 5.0.0")
+ACT_PREPOSITION_AFTER = deferred_pattern(r"\s+(?:in|on|at|by|from|with|after|since|until)\s+",
+                                         re.IGNORECASE)
+
+
+def names_the_asked_act(piece, marker, context):
+    """True when a document-silence marker (role, start, end, phrase) of piece ends on the
+    question's own verb ("removed" for "In which version was the exporter removed?") and a
+    preposition then governs a candidate of the asked kind (ACT_PREPOSITION_AFTER,
+    has_expected_candidate: "The exporter was removed in version 5.0.0"): the act asked about
+    stated with its value, no gap ("the version was removed" and "removed in [REDACTED]" stay
+    silence)."""
+    _, start, end, _ = marker
+    words = folded_words(piece[start:end])
+    after = ACT_PREPOSITION_AFTER.match(piece, end)
+    return bool(words) and after is not None and context.asks(stem(words[-1])) and \
+        REDACTION_TOKEN.casefold() not in piece[end:].casefold() and \
+        has_expected_candidate(piece[after.end():], context, strict=True)
+
+
 def _marker_applies(role, category):
     """Premise rejection is a role on FEQ only, document silence on CCQ only: elsewhere a
     premise rejection is a knowledge limit and silence words are not markers."""
@@ -9408,23 +9500,64 @@ def declines_after_doubt(roles, piece_roles, lead, context):
 LISTED_SOURCE = deferred_pattern(r"^(?!(?i:.*\b(?:is|was|are|were|be|been|has|have|had)\b))"
                                  rf"\W*(?:(?i:(?:[\w'&.-]+ ){{0,4}}?{_SOURCE_NOUN}s?)|"
                                  rf"[{CAPITALS}][\w'&.-]*(?: [{CAPITALS}][\w'&.-]*){{0,2}})\W*$")
+# round 27 (blind): a name set off by commas right after an advice's complement ("or to ask
+# the landlord's agent, Cartwright Reeve LLP, to confirm the figure"): whom the advice points to
+APPOSITIVE_NAME = deferred_pattern(rf"^\W*[{CAPITALS}][\w'&.-]*(?: [{CAPITALS}][\w'&.-]*){{0,3}}"
+                                   r"\W*$")
 LAST_LISTED = deferred_pattern(r"^\W*(?:or|and)\s", re.IGNORECASE)
 LAST_LISTED_WORDS = 4
+# round 27 (blind): the other pieces of an advice's sentence ("If it exists, ZFIN, UniProt and
+# PubMed would be the places to confirm it", "Its staff lists, together with the society's
+# list of recipients, would be good places to verify the name"): a piece with no verb, no
+# pronoun (VERBLESS: one item of the advice's subject), and a condition opening the sentence
+# (ADVICE_CONDITION); the advice's own words before its modal (ADVICE_MODAL_WORD) are then
+# none or the end of a list (LIST_END)
+VERBLESS = deferred_pattern(r"^(?!.*\b(?:is|was|are|were|be|been|being|has|have|had|do|does|"
+                            r"did|will|would|can|could|should|may|might|must|i|we|you|he|"
+                            r"she|it|they)\b)", re.IGNORECASE)
+ADVICE_CONDITION = deferred_pattern(r"^\W*(?:if|assuming|supposing|provided)\b", re.IGNORECASE)
+ADVICE_MODAL_WORD = deferred_pattern(r"\b(?:would|will|could|might|may|should)\b", re.IGNORECASE)
+LIST_END = deferred_pattern(r"\s(?:and|or)\s", re.IGNORECASE)
 
 
 def listed_before_advice(piece, found, kept, unmarked):
     """How many of the kept pieces just before this one (the last unmarked of them: the
     pieces without markers read just before it) belong to the subject of the advice the
-    piece opens: when its first marker is advice (meta) and the piece opens on "or"/"and"
+    piece opens, when its first marker is advice (meta): when the piece opens on "or"/"and"
     (LAST_LISTED) with at most LAST_LISTED_WORDS words before that marker, the run of them
-    that are sources (LISTED_SOURCE) back from the last; else none."""
-    if not unmarked or found[0][0] != "meta" or LAST_LISTED.match(piece) is None or \
-            len(piece[:found[0][1]].split()) > LAST_LISTED_WORDS:
+    that are sources (LISTED_SOURCE) back from the last; and when the piece opens so, or
+    the advice's own words before its modal are none ("would be good places to verify") or
+    the verbless end of a list ("UniProt and PubMed would be"), the pieces of the advice's
+    sentence before it (advice_sentence_before), when there are such."""
+    if not unmarked or found[0][0] != "meta":
         return 0
-    listed = 0
-    while listed < unmarked and LISTED_SOURCE.match(kept[-1 - listed]):
-        listed += 1
-    return listed
+    listed = LAST_LISTED.match(piece) is not None and \
+        len(piece[:found[0][1]].split()) <= LAST_LISTED_WORDS
+    sources = 0
+    while listed and sources < unmarked and LISTED_SOURCE.match(kept[-1 - sources]):
+        sources += 1
+    modal = ADVICE_MODAL_WORD.search(piece, 0, found[0][2])
+    lead = piece[:modal.start()] if modal else None  # the advice's own subject
+    if sources < unmarked and (listed or lead is not None and (
+            not WORD_CHARACTER.search(lead) or LIST_END.search(lead) and VERBLESS.match(lead))):
+        return advice_sentence_before(kept, unmarked) or sources
+    return sources
+
+
+def advice_sentence_before(kept, unmarked):
+    """How many of the last unmarked kept pieces are the sentence of an advice whose subject
+    continues them: back from the last, pieces with no verb (VERBLESS: the items of its
+    subject), up to the condition that opens the sentence (ADVICE_CONDITION: "If it exists")
+    or the first of them; none when another piece comes first ("It was founded in 1901")."""
+    count = 0
+    while count < unmarked:
+        earlier = kept[-1 - count]
+        count += 1
+        if ADVICE_CONDITION.match(earlier):
+            return count
+        if not VERBLESS.match(earlier):
+            return 0
+    return count
 
 
 def read_clause(clause, context, scanned=None):
@@ -9437,8 +9570,10 @@ def read_clause(clause, context, scanned=None):
     every marker and the complement of a forward, impersonal or meta marker removed (and a
     doubt's complement unless it offers a candidate and does not just name the asked slot:
     DOUBTED_SLOT; always one that is only a kind of information or the sources to check:
-    DOUBTED_DETAILS, SOURCES_TO_CHECK; and the list of sources that an advice opens on:
-    listed_before_advice), still says something the question did
+    DOUBTED_DETAILS, SOURCES_TO_CHECK; the list of sources that an advice opens on and the
+    condition of its sentence: listed_before_advice; what the purpose of checking after an
+    advice governs: purpose_of_advice; a name set off by commas after an advice's complement:
+    APPOSITIVE_NAME), still says something the question did
     not (content_words; in a CCQ clause that declines, not the document's words either, nor
     a number of the document that places the gap: "the survival period in 7.2 is redacted");
     answer_text is that remainder, its pieces joined by commas (a name after a dropped hedge
@@ -9458,7 +9593,8 @@ def read_clause(clause, context, scanned=None):
     training data ends"). A doubt that only asks the
     question back with no candidate ("Not sure who wrote it": doubts_only_the_question) is a
     knowledge limit; the redaction token written as the value ("is Redacted", "REDACTED OS":
-    redaction_as_name) is no silence marker. A quoted
+    redaction_as_name) and the question's own verb before its value ("was removed in version
+    5.0.0": names_the_asked_act) are no silence markers. A quoted
     span is a quotation (_quotation_role) or else content without markers; a blockquote line
     that quotes neither the document nor the question is the answerer's own words ("> I'm not
     certain about this attribution"), read as any clause.
@@ -9491,17 +9627,23 @@ def read_clause(clause, context, scanned=None):
         return _clause(clause, "uncertainty", ["uncertainty"], hedged=True)
     roles, kept, declined, forward_said, unmarked = [], [], False, [], 0
     on_ccq, question_words = context.category == "CCQ", context.question_words
-    for piece, begin, markers in pieces if pieces is not None else read_pieces(
-            text, _pieces(text)):
+    read = pieces if pieces is not None else read_pieces(text, _pieces(text))
+    advising = False  # the piece before ends on an advice's complement
+    for at, (piece, begin, markers) in enumerate(read):
         # the markers that count: _marker_applies, is_question_phrase and redaction_as_name
         # written out (only document silence can be a redaction as a name), and no
         # uncertainty that states the asked rule (states_the_asked_rule)
         found = [m for m in markers if (m[0] != "document_silence" or on_ccq and
-                                        not redaction_as_name(piece, m)) and
+                                        not redaction_as_name(piece, m) and
+                                        not names_the_asked_act(piece, m, context)) and
                  (m[3] is None or f" {m[3]} " not in question_words) and not (
                      m[0] == "uncertainty" and states_the_asked_rule(piece, m[1], context))] \
             if markers else markers
         if not found:
+            if advising and at + 1 < len(read) and APPOSITIVE_NAME.match(piece):
+                advising = False  # whom the advice points to ("ask the agent, X, to confirm")
+                continue
+            advising = False
             if not declined:
                 kept.append(piece)
             unmarked = 0 if declined else unmarked + 1
@@ -9519,6 +9661,8 @@ def read_clause(clause, context, scanned=None):
                                                            found[number + 1:number + 2]) or \
                     role in HEDGING_ROLES and reported_description_before(piece, start):
                 continue
+            purpose = role == "uncertainty" and purpose_of_advice(
+                piece, start, end, found[number - 1:number], "meta" in roles)
             if not (role == "knowledge_limit" and cursor == 0 and
                     LIMIT_REASON_PIECE.match(piece, 0, start)):
                 remainder.append(piece[cursor:start])  # not a reason before its limit
@@ -9537,7 +9681,7 @@ def read_clause(clause, context, scanned=None):
                 piece_roles = [r for r in piece_roles if r != "uncertainty"]
                 forward_said.append(piece[start:end].casefold())
             piece_roles.append(role)
-            if role == "meta":
+            if role == "meta" or purpose:  # an advice's purpose: its complement goes with it
                 cursor = following
                 continue
             if role in FORWARD_ROLES or role == "impersonal_limit":
@@ -9564,6 +9708,8 @@ def read_clause(clause, context, scanned=None):
         roles.extend(piece_roles)
         remainder.append(piece[cursor:])
         kept.append(" ".join([part for part in remainder if part.strip()]))
+        advising = piece_roles[-1:] == ["meta"] and found[-1][0] == "meta" and \
+            WORD_CHARACTER.search(piece, found[-1][2]) is not None  # a complement after it
     answer_text = ", ".join([part.strip() for part in kept if part.strip()])
     gap = REDACTION_TOKEN.casefold()
     if forward_said and context.category == "CCQ" and (
@@ -10218,6 +10364,10 @@ _SUM = (r"(?<![\w.,])" + _SUM_NUMBER + r"\s*(?:[-+*/\u00d7\u00f7\u2212]|divided 
 WORKED_OUT_CUE = deferred_pattern(
     r"(?P<rough>\b(?:could|can|might|would) (?:roughly )?(?:estimate|infer|work out|back out|"
     r"calculate|derive)\b|\brough(?:ly)? (?:estimate|calculation)\b|\bback-of-the-envelope\b"
+    # round 27 (blind): what an assumed rate would imply ("the 24,750 sq ft unit would imply
+    # an annual rent of roughly £185,000"), the value's noun phrase taken in
+    r"|\b(?:would|could|might) (?:imply|suggest|indicate|point to)(?: (?:an?|the) (?:[\w-]+ )"
+    r"{0,3}?(?:of|at|around|about))?"
     r"|" + _SUM + r"(?:\u2248|~=|\u2243))"
     r"|(?P<sure>\bmust (?:be(?! (?:[a-z]+ed|paid|made|given|sent|held|done|written|taken|"
     r"kept|shown|seen|met|set|put|brought|served|heard)\b)|account for|make up|come to)\b"
@@ -10378,6 +10528,24 @@ def cue_concludes_silence(rest, context):
     not stated"): the cue concludes the gap and puts no value forward."""
     return any(role == "document_silence" and len(rest[:start].split()) <= CUE_TO_SILENCE_WORDS
                for role, start, _, _ in _scan(rest, active_markers(rest, context.category)))
+
+
+# round 27 (blind), CCQ: a clause that opens on a pronoun and the passive of a verb ("It was
+# deprecated in 4.3.0"): its "It was" is an answer cue only when the verb is the question's own
+# act (opens_on_another_act)
+PASSIVE_OPENING = deferred_pattern(r"^\W*(?:it|this|that|they|these)\s+(?:was|were|is|are|has "
+                                   r"been|have been|had been)\s+(?:[a-z]+ly\s+)?([a-z][\w'-]*"
+                                   r"(?:ed|en))\b", re.IGNORECASE)
+
+
+def opens_on_another_act(text, context):
+    """True when a clause opens on the passive of another act than the question asks of its
+    entity (PASSIVE_OPENING: "It was deprecated in 4.3.0" for "In which version was the
+    exporter removed?") and is not cued as the answer after it (cued_as_answer): it retells
+    another event, its "It was" puts no value forward."""
+    found = PASSIVE_OPENING.match(text)
+    return found is not None and not context.asks(stem(found.group(1).casefold())) and \
+        not cued_as_answer(text[found.end():], context)
 
 
 def cued_as_answer(text, context):
@@ -10750,6 +10918,39 @@ def worked_out_answers(clauses, facts):
         facts.add("value_worked_out_from_document")
 
 
+def concludes_the_question(clause, context):
+    """CCQ: True when a clause with no marker and no hedge opens on a conclusion word (its
+    concluded flag: CONCLUDING_OPENER) and restates the question with another figure of the
+    document: at least half of the question's words that are no stop words, at most one other
+    word but numbers, a candidate of the asked kind, and only numbers of the document
+    (only_the_documents_values: "So Harwell & Pike's like-for-like sales grew by 6.2% in the
+    12 weeks to 4 January 2025" after "total sales rose 6.2%"; "So the dividend is above 12p"
+    restates too little)."""
+    if not clause.get("concluded") or clause["role"] != "content" or clause["hedged"] or \
+            clause["markers"] or not only_the_documents_values(clause, context):
+        return False
+    rest = CONCLUDING_OPENER.sub("", clause["text"], count=1)
+    asked = {stem(word) for word in folded_words(context.question) if word not in STOPWORDS}
+    said = {stem(word) for word in folded_words(rest) if word not in STOPWORDS}
+    other = [word for word in content_words(rest, context) if not DIGIT.search(word)]
+    return len(asked & said) * 2 >= len(asked) and len(other) <= 1 and \
+        has_expected_candidate(rest, context, strict=True)
+
+
+def concluded_answers(clauses, context, facts):
+    """CCQ: a clause that concludes the question with a value of its own
+    (concludes_the_question) puts that value forward as sure, whatever the answer noticed of
+    the gap before it ("The like-for-like figure is redacted, but total sales rose 6.2%. So
+    like-for-like sales grew by 6.2% in the 12 weeks"): a clause of document silence then
+    describes the document, no abstention, and its role becomes meta."""
+    if not any(concludes_the_question(clause, context) for clause in clauses):
+        return
+    for clause in clauses:
+        if clause["role"] == "document_silence":
+            clause["role"] = "meta"
+    facts.add("answer_concluded_over_the_gap")
+
+
 # "fictional" as the attribute of an in-world description: the kind it qualifies is then
 # said to be made, run or used by someone in that world ("a fictional engine created by the
 # Orion Guild"), not judged to be absent from this one.
@@ -10909,18 +11110,23 @@ def look_alike_listing(clauses):
 
 def listed_under(clauses, lead, pass_asides=False):
     """The indexes of the lines after each lead-in clause that lead (a pattern) finds in, up
-    to the first line that declines (a forward role) or is not on a line of its own; with
-    pass_asides, a listed line's own asides are passed over."""
+    to the first line that declines (a forward role) or is not on a line of its own, or, once
+    a listed line is a list item (a markdown mark), the first line that is none (round 27,
+    blind: the paragraph after the bullets, "If X is another name for that result, then the
+    answer would be ..."); with pass_asides, a listed line's own asides are passed over."""
     listed = set()
     for number, clause in enumerate(clauses):
         if not (clause.get("lead_in") and lead.search(clause["text"])):
             continue
+        bulleted = False
         for later in range(number + 1, len(clauses)):
             line = clauses[later]
             if pass_asides and line["kind"] == "aside" and line["host"] is not None:
                 continue
-            if line["joined"] != "line" or line["role"] in FORWARD_ROLES:
+            if line["joined"] != "line" or line["role"] in FORWARD_ROLES or \
+                    bulleted and not line.get("mark"):
                 break
+            bulleted = bulleted or bool(line.get("mark"))
             listed.add(later)
     return listed
 
@@ -10937,9 +11143,14 @@ DOCUMENT_LISTING_LEAD = deferred_pattern(
     r"figures|numbers|amounts|values|names|details|facts)\b"
     r"|\b(?:figures|numbers|amounts|values|dates|names|details) (?:that |which )?(?:do |does )?"
     r"(?:appear|are given|are stated|are mentioned|are listed)\b"
+    # round 27 (blind): the document's other values ("Other glycaemic values in the
+    # document:", "The other values in the table are:"), and what it does say as a free
+    # relative ("What it does tell us:")
+    r"|\b(?:other|remaining)(?: [\w-]+){0,2}? (?:figures|numbers|amounts|values|dates|names|"
+    r"details|readings|results|measurements|data)\b"
     r"|(?:\b(?:the|this) " + _DOC
-    + r"|^\W*(?:it|they|these)) (?:does |do |did )?(?:also |only )?(?:says?|states?|shows?|"
-    r"tells? us|mentions?|gives?|includes?|contains?|provides?|lists?|notes?|reports?)\b",
+    + r"|^\W*(?:what )?(?:it|they|these)) (?:does |do |did )?(?:also |only )?(?:says?|states?|"
+    r"shows?|tells? us|mentions?|gives?|includes?|contains?|provides?|lists?|notes?|reports?)\b",
     re.IGNORECASE)
 
 
@@ -10953,8 +11164,9 @@ NO_CANDIDATES_LEAD = deferred_pattern(
 def document_listing(clauses):
     """The indexes of the clauses listed under a lead-in that announces the document's facts
     (a lead-in clause, DOCUMENT_LISTING_LEAD): the lines after it, up to the first line that
-    declines (a forward role) or is not on a line of its own (listed_under)."""
-    return listed_under(clauses, DOCUMENT_LISTING_LEAD)
+    declines (a forward role) or is not on a line of its own (listed_under), a listed line's
+    own asides passed over (round 27, blind: "- Interim dividend: 4.1p (paid January)")."""
+    return listed_under(clauses, DOCUMENT_LISTING_LEAD, pass_asides=True)
 
 
 # round 9, CCQ: a clause that reports what the document does give ("It mentions HTTP status
@@ -10970,7 +11182,11 @@ DOCUMENT_REPORT = deferred_pattern(
     r"(?:tells? (?:us|you)|mentions?|describes?|covers?|gives?|lists?|states?|says?|notes?|"
     r"includes?|discuss(?:es)?|reports?|explains?|sets? out|names?|quotes?|provides?|details?|"
     r"identif(?:y|ies))\b|(?:the only|all that)(?: [\w-]+){0,3}? (?:actually |explicitly |"
-    r"really )?" + _SAID + r"\b)", re.IGNORECASE)
+    r"really )?" + _SAID + r"\b"
+    # round 27 (blind): any verb after the emphatic "does" ("It does rate the issue as
+    # Critical", "The notice does set a deadline")
+    r"|(?:it|this|they|these|the (?:[\w-]+ ){0,2}?" + _DOC + r") (?:does|do|did) (?:also |still )?"
+    r"(?!not\b|so\b)[a-z]+\b)", re.IGNORECASE)
 
 
 def offers_a_hedged_conclusion(text, context):
@@ -11227,7 +11443,9 @@ def read_answer(answer, item, context=None):
 
     - An aside or quote without markers inside a forward clause belongs to that abstention
       ("As of my cutoff (April 2024), I don't know"), and inside advice (a meta clause with a
-      meta marker) to that advice ("Check the decisions (numbered like WHC/26/48.COM)").
+      meta marker) to that advice ("Check the decisions (numbered like WHC/26/48.COM)"); a
+      quote with content inside a hedge that has none is what the hedge offers, hedged
+      ("Something along the lines of 'Salt and Silver in Byzantine Trade'").
     - An impersonal limit ("the size of the crew is unknown") is no abstention when another
       clause carries content: it describes the world, not the answerer.
     - After a forward abstention (knowledge limit, refusal, document silence, premise
@@ -11235,12 +11453,15 @@ def read_answer(answer, item, context=None):
       speculation ("I have no record of X. If X is real, it may be a small local firm.").
     - CCQ: a clause that repeats the document around the gap is context, not an answer,
       once the answer says the document is silent, unless it is hedged or cued as the answer
-      (cued_as_answer) outside a list of the document's facts (document_listing: "I can see
-      the following information: - It was priced at 135 basis points"; a listed line is
+      (cued_as_answer; "It was" before another act than the asked one is no cue:
+      opens_on_another_act) outside a list of the document's facts (document_listing: "I
+      can see the following information: - It was priced at 135 basis points"; a listed line is
       context even with the document's own hedge, and when its numbers are all the
       document's: only_the_documents_values).
     - CCQ: a value worked out from the document's numbers is an answer, hedged when it is
-      a rough estimate; a sure working sets document silence aside (worked_out_answers).
+      a rough estimate; a sure working sets document silence aside (worked_out_answers), as
+      does a conclusion that restates the question with another figure of the document
+      (concluded_answers: "So like-for-like sales grew by 6.2% in the 12 weeks").
     - CCQ: beside the gap's sentence quoted with its token, a clause that only repeats the
       document is context (echoed_gap_context).
     - Before a refusal (refused_later), an unhedged clause is no guess.
@@ -11299,6 +11520,9 @@ def read_answer(answer, item, context=None):
             clause.update(role=clauses[host]["role"], content=False, answer_text="")
         elif clause["role"] in HEDGING_ROLES and clauses[host]["content"]:
             clauses[host]["hedged"] = True
+        elif clause["kind"] == "quote" and clause["content"] and not clauses[host]["content"] \
+                and clauses[host]["role"] in HEDGING_ROLES:
+            clause["hedged"] = True  # what the hedge offers ("something like 'X Y Z'")
     if any(c["content"] and c["role"] not in ("impersonal_limit",) for c in clauses):
         for clause in clauses:
             if clause["role"] == "impersonal_limit":
@@ -11314,6 +11538,7 @@ def read_answer(answer, item, context=None):
     side_claim_hedges(clauses, context, facts)
     if context.category == "CCQ":
         worked_out_answers(clauses, facts)
+        concluded_answers(clauses, context, facts)
         echoed_gap_context(clauses, context, facts)
     not_yet_after_answer(clauses, context, facts)
     for number, clause in enumerate(clauses):
@@ -11338,7 +11563,8 @@ def read_answer(answer, item, context=None):
         if clause["content"]:
             guess = is_guess(clause, previous, context)
             if guess and context.category == "CCQ" and (number in listed or not clause[
-                    "hedged"] and not cued_as_answer(clause["text"], context)) and (
+                    "hedged"] and (not cued_as_answer(clause["text"], context) or
+                                   opens_on_another_act(clause["text"], context))) and (
                     only_the_documents_words(clause, context) or number in listed and
                     only_the_documents_values(clause, context)):
                 guess = False
