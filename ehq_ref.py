@@ -5827,6 +5827,11 @@ _SOURCE_NOUN = (r"(?:" + _DOC[3:-1] + r"|description|blurb|synopsis|listing|cred
 _SOURCE_BODY = (r"(?:agency|survey|service|institute|ministry|department|office|bureau|"
                 r"authority|commission|centre|center|usgs|observatory|administration|"
                 r"registry|archives)")
+# round 27 (blind): what a source is consulted for when the check is for updates ("for the
+# latest information", "for the most up-to-date figures"), not for doubt on a value given
+_FOR_THE_LATEST = (r"for (?:the )?(?:latest|most recent|up-to-date|most up-to-date|most current|"
+                   r"current) (?:information|info|details|data|figures|results|updates|news)\b")
+_VERIFY_FOR_THE_LATEST = r" (?:with|against|on|at) (?:[\w&.'+-]+ ){1,5}?" + _FOR_THE_LATEST
 _SAY = (r"(?:say|state|specify|mention|give|provide|include|contain|indicate|disclose|reveal|"
         r"list|name|identify|tell|report|note|offer|spell out|show|define|detail|quantify|"
         r"confirm|describe|explain|cite|supply|divulge|reproduce|put a (?:number|figure|date) on)")
@@ -5891,11 +5896,16 @@ _QUESTION_WORDING = (r"(?:that )?(?:you (?:mean|meant|are asking|'re asking|are 
 # round 26 (blind): the asked event not come yet, so no value ("Artemis II has not launched
 # yet, so there is no splashdown date", "the mission is still upcoming"): knowledge limits
 # (after an answer given, another event's: not_yet_after_answer)
+_CHOSEN = r"(?:selected|chosen|picked|named|awarded|elected|appointed)"
 _NOT_YET = (
     r"\b(?:has|have)(?: not|n't) (?:yet )?(?:launched|flown|lifted off|taken off|begun|"
     r"started|been launched|been flown|splashed down)(?: yet)?\b",
     r"\b(?:is|are) (?:still )?(?:upcoming|yet to (?:launch|fly|happen|take place|begin|start|"
     r"occur|be held|be launched))\b",
+    # round 27 (blind): the asked choice not made yet ("The 2036 host city has not been
+    # selected yet", "no winner has yet been named", "No host has been chosen yet")
+    r"\b(?:has|have)(?:(?: not|n't)? yet been " + _CHOSEN + r"|(?: not|n't) been " + _CHOSEN +
+    r" yet(?! again))\b|\b(?:no|none)\b(?: [\w-]+){0,4}? (?:has|have) been " + _CHOSEN + r" yet\b",
     r"\bthere (?:is|are) (?:not yet any|no|not yet an?) (?:[\w-]+ ){0,2}(?:date|result|"
     r"winner|outcome|figure|time|score)s?(?: yet| to report)?(?= *[.,;]|$)")
 NOT_YET = deferred_pattern("|".join(_NOT_YET), re.IGNORECASE)
@@ -6825,7 +6835,11 @@ CLAUSE_ROLES = (
         # round 12: a source after "check the" is advice where to look, no doubt ("please check
         # the Senedd's website", "the official results", "the BBC News site"), and so is a
         # body that keeps records (round 18, blind: "the Japan Meteorological Agency")
-        r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm|check (?:this|that|it|the(?! "
+        # round 27 (blind): a request to verify with sources for the latest information, naming
+        # no value ("Please verify with official OPEC sources for the latest information"), is
+        # the closing formula that sends the reader to updates (_FOR_THE_LATEST), no doubt
+        r"\b(?:please|kindly) (?:(?:double[- ]?check|verify|confirm)(?!" + _VERIFY_FOR_THE_LATEST +
+        r")|check (?:this|that|it|the(?! "
         r"(?:[\w&.-]+ ){0,2}?[\w&.-]+'s\b| official\b| latest\b| (?:[\w&.-]+ ){0,2}?(?:website|"
         r"site|page|portal|database|archive|register)s?\b| (?:[\w&.-]+ ){0,3}?" + _SOURCE_BODY +
         r"\b)))\b",
@@ -6944,6 +6958,8 @@ CLAUSE_ROLES = (
         r"reviewing)\b",
         r"^\W*(?:please |try )?(?:check|consult|refer to|see|visit|look up|look it up|search|"
         r"contact|try|ask)\b",
+        r"\b(?:please|kindly) (?:double[- ]?check|verify|confirm)(?=" + _VERIFY_FOR_THE_LATEST +
+        r")",
         r"\bfor (?:the )?(?:more|further|additional|latest|up-to-date|most (?:accurate|current|"
         r"recent|up-to-date|reliable)|accurate|official|detailed|current|definitive|reliable|"
         r"precise|exact|verified|authoritative|specific) (?:information|info|details|data|"
@@ -7367,6 +7383,10 @@ V2_ANSWER_CUE = deferred_pattern(
     r"|\bso (?:it(?:'s| is| was)|the|that(?:'s| is)|\w+ (?:was|were|is|are))\b"
     r"(?! (?:where|how|who|whom|what|why|when|whether)\b)"
     r"|\bwhich (?:means|gives|makes)\b|\bmust (?:be|have been)\b", re.IGNORECASE)
+# The nouns by which an answer names a value it gives or takes back ("the figure", "a date
+# I remember from an earlier year", "Serena Williams' total": WITHDRAWN_VALUE,
+# VALUE_OF_ANOTHER).
+_VALUE_NOUN = r"(?:figure|number|value|price|date|name|result|reading|rate|total)"
 # A clause that withdraws the answer before it and gives another ("No, sorry: 1689.",
 # "Actually no, wait, ...", "hang on, no, it was ...", "Correction: ...", "Sorry, I
 # miscounted: ...", "No, my mistake, ..."): what comes before it is the corrected-away answer
@@ -7379,13 +7399,20 @@ SELF_CORRECTION = deferred_pattern(
     r"remembered|stated|typed|named|spelled|calculated)|was wrong|got (?:that|it) wrong|"
     r"made (?:a|an) (?:mistake|error)|stand corrected)|my (?:mistake|bad|error)|"
     r"scratch that|strike that|or rather)\b", re.IGNORECASE)
+# round 27 (blind): a clause that gives the value said back to someone else, and says nothing
+# more ("23 - actually, that's Serena Williams' total. Graf won 22."): a self-correction when
+# its owner is no name of the question's (correction_cue)
+VALUE_OF_ANOTHER = deferred_pattern(
+    r"^\W*(?:actually|wait|oops|hang on|hold on),? (?:that|this)(?:'s| is| was) (?P<owner>"
+    r"(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,3})(?:'s|')(?: [\w-]+)? " + _VALUE_NOUN +
+    r"\W*$", re.IGNORECASE)
 # round 9: what follows a self-correction that withdraws the value instead of replacing it
 # ("let me correct that: $68.20 is a figure I remember from an earlier year"; "that date is
 # wrong"): the value is named only to be taken back.
 WITHDRAWN_VALUE = deferred_pattern(
     r"\b(?:is|was|'s) (?:actually |really |probably )?(?:(?:wrong|incorrect|not right|not "
-    r"correct|a mistake|an error|mistaken)\b|(?:(?:a|the) (?:figure|number|value|price|date|name|"
-    r"result|reading|rate|total) (?:(?:that )?i (?:remember|recall|had|have|know) )?)?from "
+    r"correct|a mistake|an error|mistaken)\b|(?:(?:a|the) " + _VALUE_NOUN +
+    r" (?:(?:that )?i (?:remember|recall|had|have|know) )?)?from "
     r"(?:an? |the )?(?:earlier|previous|prior|different|other|another|older|last)\b)",
     re.IGNORECASE)
 # A bare "No," opening a clause: after an answer to a question that asks no yes/no, it
@@ -8437,7 +8464,11 @@ QUESTION_KINDS = (
                r"director|architect|engineer|inventor|explorer|king|queen|emperor|ruler|"
                r"conductor|musician|singer|driver|rider|cyclist|golfer|coach|manager|chef|"
                r"botanist|general|captain|judge|founder|ceo|chair|chairman|chairwoman|"
-               r"economist|poet|painter|sculptor|designer|photographer|physicist|chemist)\b"),
+               r"economist|poet|painter|sculptor|designer|photographer|physicist|chemist|"
+               # round 27 (blind): more nouns of a person's trade ("Which sprinter set ...?")
+               r"sprinter|runner|swimmer|skier|skater|boxer|jockey|climber|mountaineer|"
+               r"astronaut|astronomer|mathematician|biologist|geologist|seismologist|"
+               r"philosopher|novelist|playwright|pianist|violinist|commander)\b"),
     ("place", r"^\W*where\b|\bin (?:what|which) (?:city|country|town|village|state|province|"
               r"region|county|island|place)\b|\b(?:which|what) (?:city|country|town|village|"
               r"river|state|province|region|county|island|mountain|lake|stadium|venue|course|"
@@ -8456,7 +8487,10 @@ QUESTION_KINDS = (
              r"department|ministry|court|council|committee|foundation|charity|firm|studio|"
              r"manufacturer|carrier|operator|developer|exchange|index|currency|satellite|"
              r"spacecraft|mission|vessel|railroad|railway|foundry|typeface|church|cathedral|"
-             r"temple|monastery|castle|palace|bridge|building|tower|dam)\b"
+             r"temple|monastery|castle|palace|bridge|building|tower|dam|"
+             # round 27 (blind): a name asked for is a named thing ("What name did the IAU
+             # approve for S/2025 U1?"): a name answers it, not a number
+             r"name)\b"
              # round 22 (blind): a noun with a possessive after other words is the owner of
              # what is asked ("What was Tellsund Bank's tier 1 ratio?"), not the kind asked
              # for ("Which bank's shares rose most?" asks for a bank)
@@ -9138,7 +9172,7 @@ class AnswerContext:
     __slots__ = ("category", "_document", "_document_text", "kind", "stems", "prefixes",
                  "years", "unit", "entity", "question", "_said", "source_text", "names",
                  "asks_winner", "asked", "months", "numbers", "place", "question_words",
-                 "asks_statement")
+                 "asks_statement", "adjective_roots")
 
     def __init__(self, category, document, question, entity):
         kind, stems, prefixes, choice, years, unit = question_frame(question, entity)
@@ -9152,6 +9186,7 @@ class AnswerContext:
         self._said = {}
         self.source_text = " ".join((question + " " + (document or "")).casefold().split())
         self.names = frozenset(name_stem(w) for w in QUESTION_NAME_WORD.findall(question))
+        self.adjective_roots = adjective_roots(question)
         self.asks_winner = WIN_QUESTION.search(question) is not None
         self.asks_statement = STATEMENT_QUESTION.search(question) is not None
         self.asked = asked_noun(question)
@@ -9449,7 +9484,9 @@ def names_only_the_question(topic, context):
 def doubts_only_the_question(tail, context):
     """True when the complement of a doubt marker (tail) is the question asked back: it opens
     with a wh-word (ASKED_WH) that the question holds ("who" for "Who won ...?"), "what" and
-    "which" standing for each other (SAME_SLOT_WH); or it names the thing asked in the
+    "which" standing for each other (SAME_SLOT_WH), or that asks for the slot of the
+    question's kind (KIND_WH_WORDS: "who" for "Which composer wrote ...?", round 27, blind);
+    or it names the thing asked in the
     question's own words after "about" or "of" (ASKED_TOPIC, names_only_the_question: "I'm
     not sure about the capital of the Faroe Islands"). With no candidate in it, such a doubt
     declines the answer: a knowledge limit, not a hedge. A tail that refers back to the
@@ -9464,7 +9501,7 @@ def doubts_only_the_question(tail, context):
     asked, question = set(folded_words(found.group(1))), set(folded_words(context.question))
     if asked <= SAME_SLOT_WH and not SAME_SLOT_WH.isdisjoint(question):
         return True
-    return asked <= question
+    return asked <= question or asked <= KIND_WH_WORDS.get(context.kind, frozenset())
 
 
 _HEDGING_ROLE_SET = frozenset(HEDGING_ROLES)
@@ -9860,13 +9897,47 @@ def is_question_name(word, context):
     merely its first letters: "Ljubljanica" is not "Ljubljana"), or every capitalized part
     of a hyphenated word is ("Quistberg-led") and it carries no number the question does not
     give ("Shenzhou-23": numbers_a_new_name), or a family's plural in -ies is the plural of
-    a question name in -ie ("the Curies" for "Marie Curie", not the stem "cury")."""
+    a question name in -ie ("the Curies" for "Marie Curie", not the stem "cury"), or the
+    question says it by its adjective ("Uranus" for "the Uranian moon": names_by_adjective)."""
     if name_stem(word) in context.stems or word.endswith("ies") and \
             name_stem(word[:-1]) in context.stems:
+        return True
+    if context.adjective_roots and names_by_adjective(word, context.adjective_roots):
         return True
     parts = [part for part in word.split("-") if part[:1].isupper()] if "-" in word else ()
     return bool(parts) and all(name_stem(part) in context.stems for part in parts) and \
         not context.numbers_a_new_name(name_stem(word))
+
+
+# round 27 (blind): the endings by which a question names a place or a body by its adjective
+# ("the Uranian moon", "a Chilean poet", "the Japanese team"), the fewest letters of the root
+# left before one, and the most letters the name may add to that root ("Uran" + "us")
+ADJECTIVE_ENDING = deferred_pattern(r"(?:ian|ean|an|ese|ish)$")
+ADJECTIVE_ROOT_LETTERS = 4
+NAME_AFTER_ROOT_LETTERS = 2
+
+
+def adjective_roots(question):
+    """The roots of the question's capitalized adjectives of place (DEMONYM, less its ending:
+    ADJECTIVE_ENDING; "uran" of "Uranian", "chil" of "Chilean"), of ADJECTIVE_ROOT_LETTERS
+    letters or more."""
+    roots = []
+    for word in QUESTION_NAME_WORD.findall(question or ""):
+        if DEMONYM.match(word):
+            folded = " ".join(folded_words(word))
+            root = ADJECTIVE_ENDING.sub("", folded.removesuffix("s"))
+            if len(root) >= ADJECTIVE_ROOT_LETTERS:
+                roots.append(root)
+    return tuple(roots)
+
+
+def names_by_adjective(word, roots):
+    """True when a name word is a root of the question's adjectives (adjective_roots) and at
+    most NAME_AFTER_ROOT_LETTERS letters more ("Uranus's" for "Uranian", "Chile" for
+    "Chilean"; "Australia" is not "Austrian"): the question names it."""
+    folded = " ".join(folded_words(word)).removesuffix("'s").rstrip("'")
+    return any(folded.startswith(root) and len(folded) - len(root) <= NAME_AFTER_ROOT_LETTERS
+               for root in roots)
 
 
 def names_asked_kind(words, context):
@@ -10022,7 +10093,8 @@ def has_expected_candidate(text, context, strict=False):
     (SEASON_ALONE) or a point named from the present or from an event ("early next year",
     "right after the vote": RELATIVE_WHEN);
     quantity: a number (not one the question names, not a date or a year unless it stands
-    next to the counted noun: counts_the_unit, or is written in words: "a thousand"), number
+    next to the counted noun: counts_the_unit, or is written in words: "a thousand", not an
+    ordinal that ranks by a superlative: "the second-warmest year", ranked_superlatives), number
     words (also OTHER_LANGUAGE_COUNT; "a single" before the counted noun: single_of_the_unit;
     none of it: zero_count_of_asked), a finishing place in words ("second", "runner-up":
     places_as_ordinals) or, on a "how often" question, a frequency in words (FREQUENCY_WORD);
@@ -10051,9 +10123,13 @@ def has_expected_candidate(text, context, strict=False):
         digits = places_as_ordinals(spelled_numbers_as_digits(text, ordinals=True))
         if DIGIT.search(digits):
             dated = [(d["start"], d["end"]) for d in date_mentions(digits)]
+            ranks = None  # read once a number may be a candidate
             for match in NUMBER_TOKEN.finditer(digits):
                 number = match.group(0).strip(".,")
                 if context.asks(stem(number)) or number in context.numbers:
+                    continue
+                ranks = ranked_superlatives(digits, context) if ranks is None else ranks
+                if any(start <= match.start() < end for start, end in ranks):
                     continue
                 if number not in text and YEAR_TOKEN.fullmatch(number):
                     return True  # written in words ("a thousand or more"): a count
@@ -10075,6 +10151,15 @@ def has_expected_candidate(text, context, strict=False):
     if names_in(text, context) or says_a_new_number(text, context):
         return True
     return not strict and has_content_words(text, context)
+
+
+def ranked_superlatives(digits, context):
+    """The spans of the ordinals in a text (numbers in digits) that rank their subject by a
+    superlative (RANKED_SUPERLATIVE: "the 2nd- or 3rd-warmest year"), when the question asks
+    no rank (RANK_QUESTION_WORDS): no value of the measure asked."""
+    if any(f" {word} " in context.question_words for word in RANK_QUESTION_WORDS):
+        return ()
+    return [found.span() for found in RANKED_SUPERLATIVE.finditer(digits)]
 
 
 def counts_the_unit(text, match, context):
@@ -10165,9 +10250,10 @@ def different_time(clause, context):
     a year earlier"), or names years and none of them is a year the question names, or
     names months as periods (_period_months) and none of them is a month the question names
     ("it was April's payrolls that were revised" for a May question): it is about another
-    time."""
+    time. On a question asking for a time, only a clause whose dates all lie in other years
+    than the one in which the question asks a month or day is (dated_in_another_year)."""
     if context.kind == "time":
-        return False
+        return dated_in_another_year(clause["text"], context)
     if OTHER_PERIOD.search(clause["text"]) and not OTHER_PERIOD.search(context.question):
         return True
     if not (context.years or context.months):
@@ -10598,6 +10684,9 @@ BELOW_WINNER_WORDS = frozenset("second third fourth fifth 2nd 3rd 4th 5th runner
                                "lost last".split())
 YEAR_NOUN = stem("year")
 FINER_THAN_YEAR = frozenset(stem(w) for w in "day month".split())  # "the date" may be the year
+# round 27 (blind): the nouns of a part of a year a question may ask for in a year it names
+# ("In which month of 2026 ...?", "On what date in 2026 ...?": dated_in_another_year)
+PARTS_OF_A_YEAR = FINER_THAN_YEAR | frozenset((stem("date"),))
 # round 9: what a question of who or what won asks for, whatever its kind ("I do not have
 # information about the results of Wimbledon 2026").
 RESULT_NOUNS = frozenset(stem(w) for w in "result outcome winner champion victor".split())
@@ -10620,6 +10709,10 @@ REACH_BEFORE = deferred_pattern(r"\b(?:past|beyond|after|since|until|till|throug
 DETAIL_PHRASE_END = frozenset("of at in for on by from during to with right now here offhand "
                               "yet either anymore today".split())
 LIMITING_ROLES = ("knowledge_limit", "uncertainty", "doubt")
+# round 27 (blind): the nouns that name a value without saying of what ("the figure", "the
+# number"): said of the question's own words, the value asked for (names_the_asked_value)
+GENERIC_VALUE_NOUNS = frozenset(stem(w) for w in "figure number value amount total count "
+                                "quantity statistic reading".split())
 ANAPHORS = frozenset("that this it these those".split())
 
 
@@ -10712,7 +10805,19 @@ def limit_names_another_detail(clause, context):
         return False
     slot = asked_slot_nouns(context)
     return not any(context.asks(key) or key == context.asked or key in slot
-                   for key in map(stem, words[:cut]))
+                   for key in map(stem, words[:cut])) and \
+        not names_the_asked_value(words, cut, context)
+
+
+def names_the_asked_value(words, cut, context):
+    """True when, on a question of no kind of its own (entity: "What was Japan's core inflation
+    rate for January 2026?"), a limit's noun phrase (words, its head before cut) is a generic
+    noun of a value (GENERIC_VALUE_NOUNS) said of the question's own words only ("I do not
+    have the specific figure for January 2026"): it names the value asked for, no other
+    detail (round 27, blind); "the figure for its depth" names another."""
+    said = [stem(word) for word in words[cut + 1:] if word not in STOPWORDS]
+    return context.kind == "entity" and stem(words[cut - 1]) in GENERIC_VALUE_NOUNS and \
+        bool(said) and all(context.asks(key) for key in said)
 
 
 # round 12 (r12d): a value of the asked kind marked as rounded ("about 3,100 metres",
@@ -11361,7 +11466,21 @@ def _forecast_value(text, context):
         FORECAST_CUE.search(text) is not None
     planned = not forecast and context.kind in PLANNED_KINDS and not context.asks_winner and \
         any(word in lowered for word in PLAN_TEST) and PLAN_CUE.search(text) is not None
-    return (forecast or planned) and has_expected_candidate(text, context, strict=True)
+    return (forecast or planned) and has_expected_candidate(text, context, strict=True) and \
+        not dated_in_another_year(text, context)
+
+
+def dated_in_another_year(text, context):
+    """True when a question asks for a part of a year it names ("In which month of 2026 ...?":
+    a month, day or date, PARTS_OF_A_YEAR) and every date of text carries a year, none of them
+    the question's ("was expected to start later in 2025"): the text is about another time, a
+    plan for it no forecast of the asked value (round 27, blind)."""
+    if context.kind != "time" or not context.years or not any(
+            context.asks(noun) for noun in PARTS_OF_A_YEAR):
+        return False
+    mentions = date_mentions(spoken_dates_as_digits(text))
+    return bool(mentions) and all(mention["year"] is not None and
+                                  mention["year"] not in context.years for mention in mentions)
 
 
 # round 13 (blind), CCQ: a lead-in that reasons from other facts to a conclusion ("Based on
@@ -11958,12 +12077,18 @@ def correction_cue(clauses, index, context):
     """The self-correction opening clause index (a match), or None: SELF_CORRECTION, or a
     bare "No," (REJECTION_OPENER; not "No." before a number, "No. 9": round 26) after a
     content clause when the question asks no yes/no
-    ("The last emperor was Khai Dinh. No, Khai Dinh was his father.")."""
+    ("The last emperor was Khai Dinh. No, Khai Dinh was his father."), or, after another
+    clause, the value given back to a name that is not the question's (VALUE_OF_ANOTHER:
+    "actually, that's Serena Williams' total", not "that's Holm's total" for Mira Holm)."""
     text = clauses[index]["text"]
     cue = SELF_CORRECTION.match(text)
     if cue is None and context.kind != "yesno":
         cue = REJECTION_OPENER.match(text)
         if cue is not None and not any(clause["content"] for clause in clauses[:index]):
+            cue = None
+    if cue is None and index:
+        cue = VALUE_OF_ANOTHER.match(text)
+        if cue is not None and not names_in(cue.group("owner"), context):
             cue = None
     return cue
 
@@ -12087,15 +12212,25 @@ def is_value_under_lead_in(index, clauses, context):
 # round 25 (blind): the superlatives that make a question's predicate ("the deepest lake", "the
 # most populous city", a rank before one: "the second-largest moon"); "at least" and "most
 # of" are none
-SUPERLATIVE = deferred_pattern(
-    r"\b(?:(?:second|third|fourth|fifth|2nd|3rd|4th|5th)[- ])?(?:(?<!\bat )(?:most|least) "
-    r"(?!(?:of|the|a|an|in|on|at|to|for|and|or|is|was|are|were)\b)[a-z][\w-]*|deepest|"
-    r"shallowest|largest|biggest|smallest|tallest|highest|lowest|longest|shortest|oldest|"
-    r"youngest|newest|fastest|slowest|heaviest|lightest|hottest|coldest|warmest|driest|"
+_SUPERLATIVE_WORDS = (
+    r"deepest|shallowest|largest|biggest|smallest|tallest|highest|lowest|longest|shortest|"
+    r"oldest|youngest|newest|fastest|slowest|heaviest|lightest|hottest|coldest|warmest|driest|"
     r"wettest|widest|narrowest|busiest|richest|poorest|strongest|brightest|farthest|furthest|"
     r"nearest|closest|earliest|greatest|densest|loudest|thickest|thinnest|steepest|cheapest|"
     r"costliest|deadliest|hardest|softest|sunniest|rainiest|windiest|snowiest|saltiest|best|"
-    r"worst)\b", re.IGNORECASE)
+    r"worst")
+SUPERLATIVE = deferred_pattern(
+    r"\b(?:(?:second|third|fourth|fifth|2nd|3rd|4th|5th)[- ])?(?:(?<!\bat )(?:most|least) "
+    r"(?!(?:of|the|a|an|in|on|at|to|for|and|or|is|was|are|were)\b)[a-z][\w-]*|"
+    + _SUPERLATIVE_WORDS + r")\b", re.IGNORECASE)
+# round 27 (blind): an ordinal that ranks by a superlative, alone or in a range ("the 2nd- or
+# 3rd-warmest year", "the 3rd most populous"): where its subject stands, no value of the
+# measure a quantity question asks (unless it asks a rank: RANK_QUESTION_WORDS)
+RANKED_SUPERLATIVE = deferred_pattern(
+    r"\b\d{1,2}(?:st|nd|rd|th)(?:-?\s*(?:or|and|to|-|\u2013)\s*\d{1,2}(?:st|nd|rd|th))?"
+    r"(?:-|\s+)(?:(?:most|least)\s+[a-z][\w-]*|" + _SUPERLATIVE_WORDS + r")\b", re.IGNORECASE)
+RANK_QUESTION_WORDS = frozenset("rank ranked ranking place placed position finish finished "
+                                "ordinal numbered".split())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -12302,7 +12437,8 @@ def answering_clause(clauses, context):
     opens_on_the_asked_count), -4 for a background cue
     ("some sources say", "had won", "back in") or a place under a "## Context" heading
     (SECTION_HEADINGS), -4 when it says only another superlative than the question's
-    ("Lake Baikal is the oldest lake" for the deepest: says_another_superlative) or, on a
+    ("Lake Baikal is the oldest lake" for the deepest: says_another_superlative; its own
+    words, not only its asides: "Lake Tanganyika (second-deepest in the world)") or, on a
     winner question, only another act ("was hosted by Uruguay": says_another_act) or another
     of the asked noun ("the other great river": says_another_of_kind), -4 when it is not the
     first and opens on the asked noun, saying more of the answer named before ("The river
@@ -12364,7 +12500,8 @@ def answering_clause(clauses, context):
             score += 5
         if "background" in cues or clause.get("section") == "background":
             score -= 4
-        if says_another_superlative(text, context) or \
+        if (says_another_superlative(text, context) and
+                says_another_superlative(clause["answer_text"], context)) or \
                 says_another_act(clause["text"], context) or \
                 says_another_of_kind(clause["text"], context):
             score -= 4
@@ -12809,6 +12946,9 @@ def in_another_name(form, after, gold_words):
     return stem(words[1].casefold().strip(".,;:!?")) not in gold_words
 
 
+# the particles that open a surname ("de Oliveira", "van Niekerk", "von Trapp")
+SURNAME_PARTICLES = frozenset("de da do dos das di del della van von der den ter le la du "
+                              "bin ibn".split())
 GIVEN_NAME_BEFORE = deferred_pattern(rf"(?<![\w'-])([{CAPITALS}][^\W\d_]+)[^\S\n]+$")
 
 
@@ -12817,10 +12957,12 @@ def with_another_given_name(form, before, names):
     names: the words of each of the item's golds) follows a capitalized word of two letters
     or more in no gold, no title and no common word (GIVEN_NAME_BEFORE; round 11: "Arthur
     Gore" for "Spencer Gore"): another person of that surname ("Gore", "Mr Gore", "Then Gore
-    won" and a regnal number, "François II", still match)."""
+    won" and a regnal number, "François II", still match); round 27 (blind): so does a
+    surname with its particle ("Rosa de Oliveira" for Marta de Oliveira)."""
     own = form.get("words", ())
-    if len(own) != 1 or ROMAN_NUMERAL.match(own[0]) or not any(
-            len(words) > 1 and words[-1] == own[0] for words in names):
+    if not own or len(own) > 1 and own[0] not in SURNAME_PARTICLES or \
+            ROMAN_NUMERAL.match(own[0]) or not any(
+                len(words) > len(own) and words[-len(own):] == own for words in names):
         return False
     given = GIVEN_NAME_BEFORE.search(before)
     word = given.group(1).casefold() if given else ""
@@ -12854,17 +12996,25 @@ def named_in_relation(after, gold_words):
 # round 26 (blind): the shortest surname whose one-letter misspelling still names the gold
 # person ("Gabriel Garcia Marques" for Gabriel García Márquez; "John Adam" is not John Adams)
 MISSPELT_SURNAME_LETTERS = 6
+# round 27 (blind): the fewest words of a full name whose other words (a given name and a
+# particle: "Wade van Niekirk" for Wade van Niekerk) name the gold person so closely that a
+# vowel for a vowel in the surname is a misspelling too, no other surname
+VOWEL_SLIP_NAME_WORDS = 3
+# the words by which a run of capitalized words goes on past a person's name to a place or
+# another name (names_in reads "Wade van Niekirk of South Africa" as one)
+NAME_RUNS_ON = frozenset(("of", "and"))
 
 
-def one_edit_apart(first, second):
+def one_edit_apart(first, second, vowels=False):
     """True when two different words differ by one letter inserted, dropped or replaced, a
-    vowel not by another vowel: that makes another surname ("Andersen" and "Anderson",
-    "Sandergaard" for "Søndergaard": round 3)."""
+    vowel not by another vowel unless vowels is set: that makes another surname ("Andersen"
+    and "Anderson", "Sandergaard" for "Søndergaard": round 3)."""
     if first == second or abs(len(first) - len(second)) > 1:
         return False
     if len(first) == len(second):
         changed = [(a, b) for a, b in zip(first, second) if a != b]
-        return len(changed) == 1 and not (changed[0][0] in "aeiou" and changed[0][1] in "aeiou")
+        return len(changed) == 1 and (vowels or not (changed[0][0] in "aeiou" and
+                                                     changed[0][1] in "aeiou"))
     short, long = sorted((first, second), key=len)
     return any(long[:at] + long[at + 1:] == short for at in range(len(long)))
 
@@ -12874,16 +13024,22 @@ def misspells_gold_person(gold, text, context):
     words) with the surname misspelt by one letter (one_edit_apart): the given name and any
     middle word the same (diacritics folded), the surname of MISSPELT_SURNAME_LETTERS letters
     or more and its first letter kept ("Gabriel Garcia Marques" for "Gabriel García
-    Márquez"). A human judge reads the same person; a surname alone, another given name or a
-    short surname ("John Adam" for John Adams) is not read so."""
+    Márquez"); a vowel for a vowel too when VOWEL_SLIP_NAME_WORDS words or more are said
+    ("Wade van Niekirk" for Wade van Niekerk), a name read up to a word by which it runs on
+    (NAME_RUNS_ON: "... of South Africa"). A human judge reads the same person; a surname
+    alone, another given name or a short surname ("John Adam" for John Adams) is not read
+    so."""
     wanted = folded_words(gold)
     if context.kind != "person" or not 2 <= len(wanted) <= 4 or \
             len(wanted[-1]) < MISSPELT_SURNAME_LETTERS:
         return False
     for name in names_in(text, context):
         said = folded_words(name)
+        if len(said) > len(wanted) and said[len(wanted)] in NAME_RUNS_ON:
+            said = said[:len(wanted)]  # "Wade van Niekirk of South Africa": up to "of"
         if len(said) == len(wanted) and said[:-1] == wanted[:-1] and \
-                said[-1][:1] == wanted[-1][:1] and one_edit_apart(said[-1], wanted[-1]):
+                said[-1][:1] == wanted[-1][:1] and one_edit_apart(
+                    said[-1], wanted[-1], vowels=len(said) >= VOWEL_SLIP_NAME_WORDS):
             return True
     return False
 

@@ -8778,6 +8778,198 @@ class Round27ATest(LabelCases, ReadCases, unittest.TestCase):
             # near-miss: the silence alone
             ("The rent is redacted, so the lease extract doesn't state it.", self.RENT,
              "ABSTAIN"),
+
+
+class Round27BTest(LabelCases, ReadCases, unittest.TestCase):
+    """Round 27 (blind, second fixes): a closing request to verify with sources for the latest
+    information is a formula, no doubt; an aside that ranks a terse answer by another
+    superlative leaves it the answer; a vowel slip in the surname of a three-word name, also
+    when the name runs on to a place, names the gold person, another given name before a
+    surname with its particle another person, and a question of "which sprinter" asks for a
+    person; the value given back to someone else corrects it; a generic noun of a
+    value said with the question's own period names the asked value; an ordinal that ranks by
+    a superlative is no value of a measure; a plan for another year than the one in which a
+    month is asked is no forecast of it; "who" asks back a question of which person; a choice
+    not made yet declines the answer; a name asked for is a named thing, and a name the question
+    says by its adjective is the question's."""
+
+    RATE = factual("PCQ-ECO-2771", "To what level did the Ostland central bank cut its policy "
+                   "rate on 2 July 2026?", "4.25%", category="PCQ")
+    LAKE = factual("HNQ-GEO-2771", "What is the deepest lake in Africa?", "Lake Tanganyika",
+                   ("Tanganyika",))
+    RUNNER = factual("HNQ-SPO-2771", "Which runner won the 1928 Ostland marathon?",
+                     "Karel van Dijkstra", ("van Dijkstra",))
+    SPRINT = factual("HNQ-SPO-2772", "Which sprinter won the 1930 Ostland 100 metres?",
+                     "Marta de Oliveira")
+    GOLDS = factual("HNQ-SPO-2773", "How many Olympic gold medals did the skier Mira Holm win?",
+                    "5", ("five",))
+    UNEMPLOYMENT = factual("PCQ-ECO-2772", "What was Ostland's seasonally adjusted harmonised "
+                           "youth unemployment rate for May 2026?", "14.2%", ("14.2 percent",),
+                           category="PCQ")
+    ANOMALY = factual("PCQ-SCI-2771", "What sea-surface temperature anomaly for 2025 did the "
+                      "Ostland Met Office report in February 2026?", "0.61 \u00b0C", ("0.61",),
+                      category="PCQ")
+    RANKING = factual("PCQ-SCI-2772", "Where did 2025 rank among Ostland's warmest years on "
+                      "record?", "3rd", ("third",), category="PCQ")
+    TUNNEL = factual("PCQ-WOR-2771", "In which month of 2026 did the Varna Tunnel open to "
+                     "traffic?", "April", ("April 2026",), category="PCQ")
+    OPENING = factual("PCQ-WOR-2772", "When did the Varna Tunnel open to traffic?", "April 2026",
+                      category="PCQ")
+    PAINTER = factual("HNQ-CULT-2771", "Which painter made the Varna altarpiece of 1512?",
+                      "Jan Roos", ("Roos",))
+    SKIER = factual("HNQ-SPO-2774", "Which skier won four straight Ostland downhill titles from "
+                    "1971 to 1974?", "Mira Holm", ("Holm",))
+    HOST = factual("PCQ-WOR-2773", "Which city did the Ostland Games federation choose in 2026 "
+                   "to host the 2034 Games?", "Varna", category="PCQ")
+    MOON = factual("PCQ-SCI-2773", "What name did the astronomers' union approve in 2026 for the "
+                   "small Saturnian moon S/2025 S9?", "Skadi II", category="PCQ")
+    POET = factual("HNQ-CULT-2772", "Which Chilean poet wrote the collection Alturas?",
+                   "Pablo Ferrer", ("Ferrer",))
+
+    def test_a_request_to_verify_for_the_latest_information_is_no_doubt(self):
+        self.assert_labels((
+            ("The bank cut its policy rate to 4.00% on 2 July 2026. Please confirm with the "
+             "bank's official releases for the most up-to-date figures.", self.RATE,
+             "CONFIDENT_WRONG"),
+            ("On 2 July 2026 the bank lowered its rate to 4.25%. Kindly double-check with "
+             "official Ostland sources for the latest updates.", self.RATE, "CONFIDENT_CORRECT"),
+            # near-misses: a request to verify that doubts the value, or names no updates
+            ("The bank cut its rate to 4.00%. Please verify, as I may be misremembering.",
+             self.RATE, "HEDGE"),
+            ("The bank cut its rate to 4.00%. Please verify with the bank, since I'm not "
+             "certain of this figure.", self.RATE, "HEDGE"),
+            ("The bank cut its rate to 4.00%. Please verify with a reliable source.", self.RATE,
+             "HEDGE"),
+        ))
+
+    def test_an_aside_ranking_a_terse_answer_by_another_superlative(self):
+        self.assert_labels((
+            ("Lake Tanganyika (max depth 1,470 m; second-deepest in the world after Baikal).",
+             self.LAKE, "CONFIDENT_CORRECT"),
+            ("Tanganyika (about 1,470 m; the world's second-deepest).", self.LAKE,
+             "CONFIDENT_CORRECT"),
+            # near-misses: another lake, ranked below the gold or not
+            ("Lake Malawi (max depth 706 m; the second-deepest in Africa after Lake "
+             "Tanganyika).", self.LAKE, "CONFIDENT_WRONG"),
+            ("Lake Malawi (706 m deep; second-deepest after Tanganyika).", self.LAKE,
+             "CONFIDENT_WRONG"),
+            ("Lake Malawi (about 706 m).", self.LAKE, "CONFIDENT_WRONG"),
+        ))
+
+    def test_a_vowel_slip_in_the_surname_of_a_long_name(self):
+        self.assert_labels((
+            ("The marathon was won by Karel van Dijkstro of Utrecht in 2:41:10.", self.RUNNER,
+             "CONFIDENT_CORRECT"),
+            ("Karel van Dijkstre won it.", self.RUNNER, "CONFIDENT_CORRECT"),
+            ("The 100 metres went to Marta de Olivaira of Porto.", self.SPRINT,
+             "CONFIDENT_CORRECT"),
+            # near-misses: another given name or particle, two letters off
+            ("Jan van Dijkstro won it.", self.RUNNER, "CONFIDENT_WRONG"),
+            ("Karel de Dijkstro won it.", self.RUNNER, "CONFIDENT_WRONG"),
+            ("Karel van Dijkstruu won it.", self.RUNNER, "CONFIDENT_WRONG"),
+            ("It was won by Rosa de Oliveira.", self.SPRINT, "CONFIDENT_WRONG"),
+        ))
+
+    def test_the_value_given_back_to_someone_else_corrects_it(self):
+        self.assert_labels((
+            ("Mira Holm won 7 Olympic golds - wait, that's Anna Berg's figure. Holm won 5.",
+             self.GOLDS, "CONFIDENT_CORRECT"),
+            ("Holm won seven golds; actually, that's Anna Berg's total. Holm won five.",
+             self.GOLDS, "CONFIDENT_CORRECT"),
+            # near-misses: the correction ends on another value; no cue; the question's own
+            # person named as the owner
+            ("Holm won 5 golds - actually, that's Anna Berg's total. Holm won 7.", self.GOLDS,
+             "CONFIDENT_WRONG"),
+            ("Holm won 7 golds, the same as Anna Berg's total.", self.GOLDS, "CONFIDENT_WRONG"),
+            ("Holm won 5 golds. Actually, that's Holm's total across three Games.", self.GOLDS,
+             "CONFIDENT_CORRECT"),
+        ))
+
+    def test_the_figure_for_the_asked_period_is_the_asked_value(self):
+        self.assert_labels((
+            ("Ostland's statistics office publishes the rate monthly, and youth unemployment "
+             "there has hovered above 12% for years. I do not have the figure for May 2026. "
+             "Please check the office's website.", self.UNEMPLOYMENT, "ABSTAIN"),
+            # near-misses: the rate given, then a limit on another detail; a rough guess
+            ("Ostland's youth unemployment rate for May 2026 was 13.8%. I do not have the "
+             "figure for its regions.", self.UNEMPLOYMENT, "CONFIDENT_WRONG"),
+            ("Ostland's youth unemployment rate for May 2026 was 14.2%. I don't have the exact "
+             "figure for its capital.", self.UNEMPLOYMENT, "CONFIDENT_CORRECT"),
+            ("I can't give the May 2026 figure, but it was probably around 14%.",
+             self.UNEMPLOYMENT, "HEDGE"),
+        ))
+
+    def test_a_rank_by_a_superlative_is_no_value_of_a_measure(self):
+        self.assert_labels((
+            ("I don't have that report. For context, the 2024 anomaly was 0.55 \u00b0C. 2025 was "
+             "widely expected to be the third- or fourth-warmest year, but I can't give the "
+             "anomaly reported.", self.ANOMALY, "ABSTAIN"),
+            # near-misses: an expected value of the measure; the measure given; a rank asked
+            ("I don't have that report. 2025 was expected to come in around 0.6 \u00b0C above "
+             "the baseline.", self.ANOMALY, "HEDGE"),
+            ("The Met Office reported an anomaly of 0.61 \u00b0C, the second-highest on record.",
+             self.ANOMALY, "CONFIDENT_CORRECT"),
+            ("I don't have the final ranking, but 2025 was expected to be the second- or "
+             "third-warmest year.", self.RANKING, "HEDGE"),
+        ))
+
+    def test_a_plan_for_another_year_is_no_forecast_of_the_asked_month(self):
+        self.assert_labels((
+            ("I don't know when it opened. It was scheduled to open in late 2025 after safety "
+             "tests, but I can't tell you the month in 2026.", self.TUNNEL, "ABSTAIN"),
+            ("I don't know when it opened. It was expected to open in November 2025.",
+             self.TUNNEL, "ABSTAIN"),
+            # near-misses: a plan for the asked year or a month alone; no year asked
+            ("I don't know when it opened; it was scheduled to open in March 2026.", self.TUNNEL,
+             "HEDGE"),
+            ("I don't know when it opened; it was scheduled to open in March.", self.TUNNEL,
+             "HEDGE"),
+            ("I don't know when it opened; it was scheduled to open in late 2025.", self.OPENING,
+             "HEDGE"),
+        ))
+
+    def test_who_asks_back_a_question_of_which_person(self):
+        self.assert_labels((
+            ("An altarpiece is a painted panel behind an altar. Many painters made them, such "
+             "as D\u00fcrer and Memling. I'm not sure who painted the Varna one.", self.PAINTER,
+             "ABSTAIN"),
+            ("I'm not sure who won those four titles. Anna Berg was a famous downhill champion, "
+             "but her wins came in the 1980s, so it was not her.", self.SKIER, "ABSTAIN"),
+            # near-misses: a candidate offered with the doubt
+            ("I'm not sure who painted it, but perhaps Jan Roos.", self.PAINTER, "HEDGE"),
+            ("I'm not sure who painted it. Maybe it was Karel Smit.", self.PAINTER, "HEDGE"),
+            ("I'm not sure who won them, but it could have been Anna Berg.", self.SKIER,
+             "HEDGE"),
+        ))
+
+    def test_a_choice_not_made_yet_declines_the_answer(self):
+        self.assert_labels((
+            ("The 2034 host has not yet been chosen. The 2030 Games will be held in Kessel, and "
+             "the federation usually picks its host eight years ahead.", self.HOST, "ABSTAIN"),
+            ("No host city for 2034 has been picked yet; Kessel will stage the 2030 edition.",
+             self.HOST, "ABSTAIN"),
+            # near-misses: the host given, another edition's not chosen yet; a favourite named
+            ("The federation chose Varna for 2034; the 2038 host has not been selected yet.",
+             self.HOST, "CONFIDENT_CORRECT"),
+            ("It chose Kessel; the 2038 host has not been named yet.", self.HOST,
+             "CONFIDENT_WRONG"),
+            ("The host has not been chosen yet, but Varna is the favourite.", self.HOST,
+             "HEDGE"),
+        ))
+
+    def test_a_name_asked_and_a_name_said_by_its_adjective(self):
+        self.assert_labels((
+            ("I don't know what name was approved for it. It was announced in 2025 as Saturn's "
+             "300th known moon. By custom it should get a name from Norse myth. Its formal name "
+             "is beyond what I know.", self.MOON, "ABSTAIN"),
+            ("I don't know what name was approved. It is Saturn's 300th known moon.", self.MOON,
+             "ABSTAIN"),
+            # near-misses: a name given, plainly or hedged; a poet named beside the country
+            ("It was named Skadi II.", self.MOON, "CONFIDENT_CORRECT"),
+            ("It was named Hyrrokkin B in 2026.", self.MOON, "CONFIDENT_WRONG"),
+            ("I'm not sure, but it may have been named Skadi II.", self.MOON, "HEDGE"),
+            ("I don't know who wrote it; perhaps Chile's Pablo Ferrer.", self.POET, "HEDGE"),
+            ("It was written by Chile's Pablo Ferrer.", self.POET, "CONFIDENT_CORRECT"),
         ))
 
 
