@@ -8778,6 +8778,7 @@ class Round27ATest(LabelCases, ReadCases, unittest.TestCase):
             # near-miss: the silence alone
             ("The rent is redacted, so the lease extract doesn't state it.", self.RENT,
              "ABSTAIN"),
+        ))
 
 
 class Round27BTest(LabelCases, ReadCases, unittest.TestCase):
