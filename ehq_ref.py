@@ -12946,9 +12946,6 @@ def in_another_name(form, after, gold_words):
     return stem(words[1].casefold().strip(".,;:!?")) not in gold_words
 
 
-# the particles that open a surname ("de Oliveira", "van Niekerk", "von Trapp")
-SURNAME_PARTICLES = frozenset("de da do dos das di del della van von der den ter le la du "
-                              "bin ibn".split())
 GIVEN_NAME_BEFORE = deferred_pattern(rf"(?<![\w'-])([{CAPITALS}][^\W\d_]+)[^\S\n]+$")
 
 
@@ -12960,7 +12957,7 @@ def with_another_given_name(form, before, names):
     won" and a regnal number, "François II", still match); round 27 (blind): so does a
     surname with its particle ("Rosa de Oliveira" for Marta de Oliveira)."""
     own = form.get("words", ())
-    if not own or len(own) > 1 and own[0] not in SURNAME_PARTICLES or \
+    if not own or len(own) > 1 and own[0] not in NAME_PARTICLES or \
             ROMAN_NUMERAL.match(own[0]) or not any(
                 len(words) > len(own) and words[-len(own):] == own for words in names):
         return False
